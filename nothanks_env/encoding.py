@@ -1,0 +1,165 @@
+"""The observation layout, declared once as named pieces, and the encoder from a :class:`SeatView`.
+
+One layout serves every player count 3..7 and every card range of up to 33 values: card pieces are
+indexed by ``card - config.lowest_card``; seat pieces have :data:`MAX_PLAYERS` slots in seat order
+*relative to the observer* (slot 0 = the observer, slot 1 = the next seat clockwise, ...), and slots of
+absent seats are zero with ``seat_present = 0``. Every value is float32.
+
+The table below is checked against :data:`LAYOUT` by the test suite.
+
+=====================  =====  ==========================================================================
+piece                  size   meaning (unit, scale)
+=====================  =====  ==========================================================================
+face_up_card           33     one-hot of the card on offer (all zero when the game is over)
+pot                    1      chips on the face-up card / 55
+own_chips              1      the observer's chips / 55
+must_take              1      1 if the observer has 0 chips (PASS illegal), else 0
+cards_in_deck          1      face-down cards still to come / 33
+unseen                 33     1 for each card the observer has not seen (deck + hidden removals)
+removed_face_up        33     1 for each card removed face up before the deal
+seat_present           7      1 for each seat slot that is at the table
+to_act                 7      one-hot of the slot that acts
+seat_cards             231    7 slots x 33 cards, 1 where that seat holds the card
+seat_card_points       7      each seat's card points this deal (lowest card of each run) / 100
+seat_chips             7      each seat's chips / 55 where known, else 0
+seat_chips_known       7      1 where that seat's chips are in the observation
+seat_take_delta        7      change in that seat's card points if it took the face-up card / 35
+seat_match_penalty     7      each seat's penalty total over the finished deals of the match / 100
+num_players            5      one-hot of the player count 3..7
+deals_left             1      deals still to play after this one / 10
+=====================  =====  ==========================================================================
+
+Opponents' chips are filled in when the config shows them (``opponent_chips="visible"``) or when the
+encoder is asked for ``chip_memory=True``: every chip movement is public (passes add one chip to the
+pot, takes move the whole pot), so a player with perfect memory knows every count. ``chip_memory``
+gives a memoryless policy that recall, from :attr:`SeatView.tracked_chips`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nothanks_env.game import MAX_CARD_VALUES, MAX_PLAYERS, MIN_PLAYERS, TOTAL_CHIPS_IN_BOX, SeatView
+
+CHIP_SCALE: float = float(TOTAL_CHIPS_IN_BOX)
+POINT_SCALE: float = 100.0
+CARD_SCALE: float = 35.0
+DECK_SCALE: float = float(MAX_CARD_VALUES)
+DEALS_SCALE: float = 10.0
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A named, contiguous block of the observation vector."""
+
+    name: str
+    size: int
+    doc: str
+
+
+LAYOUT: tuple[Piece, ...] = (
+    Piece("face_up_card", MAX_CARD_VALUES, "one-hot of the card on offer"),
+    Piece("pot", 1, "chips on the face-up card / 55"),
+    Piece("own_chips", 1, "the observer's chips / 55"),
+    Piece("must_take", 1, "1 if the observer has 0 chips"),
+    Piece("cards_in_deck", 1, "face-down cards still to come / 33"),
+    Piece("unseen", MAX_CARD_VALUES, "cards the observer has not seen"),
+    Piece("removed_face_up", MAX_CARD_VALUES, "cards removed face up"),
+    Piece("seat_present", MAX_PLAYERS, "seat slot at the table"),
+    Piece("to_act", MAX_PLAYERS, "one-hot of the slot that acts"),
+    Piece("seat_cards", MAX_PLAYERS * MAX_CARD_VALUES, "cards held per seat slot"),
+    Piece("seat_card_points", MAX_PLAYERS, "card points / 100"),
+    Piece("seat_chips", MAX_PLAYERS, "chips / 55 where known"),
+    Piece("seat_chips_known", MAX_PLAYERS, "1 where chips are observed"),
+    Piece("seat_take_delta", MAX_PLAYERS, "card-point change if that seat took the face-up card / 35"),
+    Piece("seat_match_penalty", MAX_PLAYERS, "match penalty of finished deals / 100"),
+    Piece("num_players", MAX_PLAYERS - MIN_PLAYERS + 1, "one-hot of 3..7"),
+    Piece("deals_left", 1, "deals after this one / 10"),
+)
+
+
+def _offsets() -> dict[str, slice]:
+    out, start = {}, 0
+    for p in LAYOUT:
+        out[p.name] = slice(start, start + p.size)
+        start += p.size
+    return out
+
+
+SLICES: dict[str, slice] = _offsets()
+"""Piece name -> slice of the observation vector."""
+OBS_SIZE: int = sum(p.size for p in LAYOUT)
+"""Length of the observation vector (389)."""
+
+
+def split(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Named views into an observation of shape ``(..., OBS_SIZE)``; ``seat_cards`` becomes ``(..., 7, 33)``."""
+    if obs.shape[-1] != OBS_SIZE:
+        raise ValueError(f"obs: expected last dimension {OBS_SIZE}, got shape {obs.shape}")
+    out = {name: obs[..., s] for name, s in SLICES.items()}
+    out["seat_cards"] = out["seat_cards"].reshape(*obs.shape[:-1], MAX_PLAYERS, MAX_CARD_VALUES)
+    return out
+
+
+def encode(view: SeatView, chip_memory: bool = False, out: np.ndarray | None = None) -> np.ndarray:
+    """Encode a seat view as the observation vector.
+
+    Args:
+        view: what the observing seat may know.
+        chip_memory: fill opponents' chips from the public history (see module docstring).
+        out: optional float32 array of shape ``(OBS_SIZE,)`` to write into (it is zeroed first).
+
+    Returns:
+        np.ndarray, shape ``(OBS_SIZE,)``, float32; the layout is :data:`LAYOUT`.
+    """
+    if out is None:
+        out = np.zeros(OBS_SIZE, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    s = SLICES
+    lo = view.config.lowest_card
+    n = view.num_players
+    me = view.seat
+    face = view.face_up_card
+    if face is not None:
+        out[s["face_up_card"].start + face - lo] = 1.0
+    out[s["pot"].start] = view.pot / CHIP_SCALE
+    out[s["own_chips"].start] = view.own_chips / CHIP_SCALE
+    out[s["must_take"].start] = 1.0 if view.own_chips == 0 else 0.0
+    out[s["cards_in_deck"].start] = view.cards_in_deck / DECK_SCALE
+    u0 = s["unseen"].start - lo
+    for c in view.unseen:
+        out[u0 + c] = 1.0
+    r0 = s["removed_face_up"].start - lo
+    for c in view.removed_face_up:
+        out[r0 + c] = 1.0
+    out[s["seat_present"].start : s["seat_present"].start + n] = 1.0
+    if view.current_seat is not None:
+        out[s["to_act"].start + (view.current_seat - me) % n] = 1.0
+    chips = view.tracked_chips if chip_memory else view.chips
+    sc0 = s["seat_cards"].start - lo
+    for k in range(n):
+        seat = (me + k) % n
+        base = sc0 + k * MAX_CARD_VALUES
+        for c in view.cards[seat]:
+            out[base + c] = 1.0
+        out[s["seat_card_points"].start + k] = view.card_points[seat] / POINT_SCALE
+        if chips[seat] is not None:
+            out[s["seat_chips"].start + k] = chips[seat] / CHIP_SCALE
+            out[s["seat_chips_known"].start + k] = 1.0
+        if face is not None:
+            out[s["seat_take_delta"].start + k] = view.take_delta(seat) / CARD_SCALE
+        out[s["seat_match_penalty"].start + k] = view.match_penalties[seat] / POINT_SCALE
+    out[s["num_players"].start + n - MIN_PLAYERS] = 1.0
+    out[s["deals_left"].start] = (view.num_deals - view.deal_index - 1) / DEALS_SCALE
+    return out
+
+
+def action_mask(view: SeatView) -> np.ndarray:
+    """Legal-action mask for the viewer: np.ndarray, shape (2,), int8; index 0 = PASS, 1 = TAKE."""
+    m = np.zeros(2, dtype=np.int8)
+    for a in view.legal_actions:
+        m[a] = 1
+    return m

@@ -1,0 +1,64 @@
+"""One policy interface for scripted baselines, trained checkpoints, humans and users' own bots.
+
+A policy decides for the seat to act. It sees a :class:`~nothanks_env.vector.BatchView` (what each
+acting seat of ``B`` games may know) and returns one action per game. The scalar entry point
+:meth:`Policy.act` takes a :class:`~nothanks_env.game.SeatView` and runs the batched rule on a batch of
+one, so every decision rule is written once.
+
+Users benchmark their own bots by subclassing :class:`Policy` (or any object with ``act_batch``) and
+passing ``module:attr`` wherever a policy spec is accepted.
+
+Example:
+    >>> import numpy as np
+    >>> from nothanks_env.policy import Policy
+    >>> class AlwaysTake(Policy):
+    ...     name = "always-take"
+    ...     def act_batch(self, view):
+    ...         return np.ones(len(view), dtype=np.int64)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nothanks_env.game import SeatView
+from nothanks_env.vector import BatchView
+
+
+class Policy:
+    """Base class: override :meth:`act_batch`; :meth:`reset` and :meth:`seed` are optional.
+
+    Attributes:
+        name: short display name used in tables.
+        rng: ``numpy.random.Generator`` for stochastic policies, reseeded by :meth:`seed`.
+    """
+
+    name: str = "policy"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the policy's RNG (evaluation calls this so that runs are reproducible)."""
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        """Called before each new game; stateless policies need not override it."""
+
+    def act_batch(self, view: BatchView) -> np.ndarray:
+        """Actions for the acting seat of each game.
+
+        Args:
+            view: batch of ``B`` views; ``view.action_mask()`` gives the legal actions.
+
+        Returns:
+            np.ndarray, shape (B,), int64: PASS (0) or TAKE (1), each legal under ``view.action_mask()``.
+        """
+        raise NotImplementedError
+
+    def act(self, view: SeatView) -> int:
+        """Action for one seat view (the viewer must be the seat to act). Returns PASS (0) or TAKE (1)."""
+        return int(self.act_batch(BatchView.from_seat_view(view))[0])
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"

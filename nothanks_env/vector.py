@@ -1,0 +1,373 @@
+"""Batched rules engine: many independent single-deal games stepped at once with NumPy.
+
+This is the fast path for training, evaluation and benchmarks. It implements the same rules as
+:class:`nothanks_env.game.Game` (one deal; see that module for the rules and their source), and the test
+suite replays identical deals and actions through both and compares every state. Card sets are bit masks
+in int64 (bit ``c`` for card ``c``), so card values must be <= 60.
+
+Units: chips; card values; penalty points (lower is better). One *decision* is one game's action in
+one call to :meth:`VectorGame.step`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nothanks_env import encoding as enc
+from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, PASS, TAKE, GameConfig, IllegalActionError, RuleError, SeatView
+
+
+def card_points(masks: np.ndarray, lowest: int, highest: int) -> np.ndarray:
+    """Card points of bit-mask card sets: the sum of the lowest card of each run. Any shape, int64 in/out."""
+    heads = masks & ~(masks << 1)
+    out = np.zeros(masks.shape, dtype=np.int64)
+    for c in range(lowest, highest + 1):
+        out += ((heads >> c) & 1) * c
+    return out
+
+
+def take_delta(masks: np.ndarray, card: np.ndarray) -> np.ndarray:
+    """Change in card points if a seat with cards ``masks`` took ``card``.
+
+    It pays ``card`` unless it holds ``card - 1``, and saves ``card + 1`` if it holds ``card + 1``.
+
+    Args:
+        masks: int64 bit masks, shape (B, P).
+        card: int64 card values, shape (B,).
+
+    Returns:
+        int64, shape (B, P), penalty points.
+    """
+    c = card[:, None]
+    has_below = (masks >> (c - 1)) & 1
+    has_above = (masks >> (c + 1)) & 1
+    return np.where(has_below == 1, 0, c) - has_above * (c + 1)
+
+
+@dataclass
+class BatchView:
+    """What the acting seat of each of ``B`` games may know: the batched counterpart of :class:`SeatView`.
+
+    Seats are absolute. All arrays have a leading batch dimension ``B``; ``P`` is ``num_players``.
+
+    Attributes:
+        config: the rule variant (one for the whole batch).
+        seat: int64 (B,), the viewing seat (the seat to act).
+        face_up: int64 (B,), the card on offer.
+        pot: int64 (B,), chips on it.
+        own_chips: int64 (B,).
+        chips: int64 (B, P), every seat's chips as a perfect-memory player knows them from the public
+            history (equal to the true counts). Policies that must not use that memory read
+            :meth:`known_chips` instead; :meth:`observation` does so by default.
+        cards: int64 (B, P), every seat's cards as bit masks.
+        card_points: int64 (B, P), every seat's card points.
+        take_delta: int64 (B, P), every seat's card-point change if it took ``face_up``.
+        cards_in_deck: int64 (B,), face-down cards still to come.
+        unseen: int64 (B,), bit mask of cards the viewer has not seen (deck + hidden removals).
+        match_penalties: int64 (B, P), totals of finished deals of the match (0 for single deals).
+        deals_left: int64 (B,), deals after this one.
+    """
+
+    config: GameConfig
+    seat: np.ndarray
+    face_up: np.ndarray
+    pot: np.ndarray
+    own_chips: np.ndarray
+    chips: np.ndarray
+    cards: np.ndarray
+    card_points: np.ndarray
+    take_delta: np.ndarray
+    cards_in_deck: np.ndarray
+    unseen: np.ndarray
+    match_penalties: np.ndarray
+    deals_left: np.ndarray
+    _obs_cache: dict = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.seat)
+
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    @staticmethod
+    def from_seat_view(view: SeatView) -> BatchView:
+        """A batch of one from a scalar :class:`SeatView` (the viewer must be the seat to act).
+
+        Raises:
+            RuleError: if the game is over or the viewer is not the seat to act.
+        """
+        if view.face_up_card is None or view.current_seat != view.seat:
+            raise RuleError(f"view: expected the seat to act, got seat {view.seat} (to act: {view.current_seat})")
+        masks = np.array([[sum(1 << c for c in cs) for cs in view.cards]], dtype=np.int64)
+        face = np.array([view.face_up_card], dtype=np.int64)
+        return BatchView(
+            config=view.config,
+            seat=np.array([view.seat], dtype=np.int64),
+            face_up=face,
+            pot=np.array([view.pot], dtype=np.int64),
+            own_chips=np.array([view.own_chips], dtype=np.int64),
+            chips=np.array([view.tracked_chips], dtype=np.int64),
+            cards=masks,
+            card_points=np.array([view.card_points], dtype=np.int64),
+            take_delta=take_delta(masks, face),
+            cards_in_deck=np.array([view.cards_in_deck], dtype=np.int64),
+            unseen=np.array([sum(1 << c for c in view.unseen)], dtype=np.int64),
+            match_penalties=np.array([view.match_penalties], dtype=np.int64),
+            deals_left=np.array([view.num_deals - view.deal_index - 1], dtype=np.int64),
+        )
+
+    def action_mask(self) -> np.ndarray:
+        """Legal actions: int8, shape (B, 2); column 0 = PASS (legal iff own chips > 0), 1 = TAKE (always)."""
+        m = np.ones((len(self), 2), dtype=np.int8)
+        m[:, PASS] = self.own_chips > 0
+        return m
+
+    def known_chips(self, chip_memory: bool = False) -> np.ndarray:
+        """int64 (B, P): chips the viewer sees without memory (own, and all when the config shows them),
+        -1 elsewhere; with ``chip_memory`` every count (see :mod:`nothanks_env.encoding`)."""
+        if chip_memory or self.config.opponent_chips == "visible":
+            return self.chips
+        out = np.full_like(self.chips, -1)
+        rows = np.arange(len(self))
+        out[rows, self.seat] = self.chips[rows, self.seat]
+        return out
+
+    def observation(self, chip_memory: bool = False) -> np.ndarray:
+        """The observation vectors: float32, shape (B, OBS_SIZE), laid out as :data:`encoding.LAYOUT`.
+
+        Identical to :func:`encoding.encode` of each game's :class:`SeatView` with the same ``chip_memory``
+        (a test holds them equal).
+        """
+        if chip_memory in self._obs_cache:
+            return self._obs_cache[chip_memory]
+        cfg = self.config
+        b, n, lo = len(self), cfg.num_players, cfg.lowest_card
+        nv = enc.MAX_CARD_VALUES
+        s = enc.SLICES
+        out = np.zeros((b, enc.OBS_SIZE), dtype=np.float32)
+        rows = np.arange(b)
+        values = np.arange(lo, lo + nv, dtype=np.int64)
+        out[rows, s["face_up_card"].start + self.face_up - lo] = 1.0
+        out[:, s["pot"].start] = self.pot / enc.CHIP_SCALE
+        out[:, s["own_chips"].start] = self.own_chips / enc.CHIP_SCALE
+        out[:, s["must_take"].start] = self.own_chips == 0
+        out[:, s["cards_in_deck"].start] = self.cards_in_deck / enc.DECK_SCALE
+        out[:, s["unseen"]] = (self.unseen[:, None] >> values) & 1
+        face_up_removed = np.zeros(nv, dtype=np.float32)
+        face_up_removed[[c - lo for c in cfg.removed_face_up]] = 1.0
+        out[:, s["removed_face_up"]] = face_up_removed
+        out[:, s["seat_present"].start : s["seat_present"].start + n] = 1.0
+        out[:, s["to_act"].start] = 1.0  # the viewer is always the seat to act
+        order = (self.seat[:, None] + np.arange(n)) % n  # slot k -> absolute seat
+        cards = np.take_along_axis(self.cards, order, axis=1)
+        bits = (cards[:, :, None] >> values) & 1
+        sc = out[:, s["seat_cards"]].reshape(b, MAX_PLAYERS, nv)
+        sc[:, :n, :] = bits
+        out[:, s["seat_cards"]] = sc.reshape(b, -1)
+        k0 = slice(0, n)
+
+        def put(name: str, values_: np.ndarray) -> None:
+            out[:, s[name].start + k0.start : s[name].start + k0.stop] = values_
+
+        put("seat_card_points", np.take_along_axis(self.card_points, order, axis=1) / enc.POINT_SCALE)
+        chips = np.take_along_axis(self.known_chips(chip_memory), order, axis=1)
+        known = chips >= 0
+        put("seat_chips", np.where(known, chips, 0) / enc.CHIP_SCALE)
+        put("seat_chips_known", known)
+        put("seat_take_delta", np.take_along_axis(self.take_delta, order, axis=1) / enc.CARD_SCALE)
+        put("seat_match_penalty", np.take_along_axis(self.match_penalties, order, axis=1) / enc.POINT_SCALE)
+        out[:, s["num_players"].start + n - MIN_PLAYERS] = 1.0
+        out[:, s["deals_left"].start] = self.deals_left / enc.DEALS_SCALE
+        self._obs_cache[chip_memory] = out
+        return out
+
+
+class VectorGame:
+    """``num_games`` independent single-deal games of one config, stepped together.
+
+    Each game's deal and starting seat are drawn from one ``numpy.random.Generator`` seeded by ``seed``.
+    Finished games stay finished (``done``) until :meth:`reset_games` re-deals them.
+
+    Args:
+        config: the rule variant; ``num_deals`` must be 1 (matches are played by the scalar engine).
+        num_games: batch size ``B`` >= 1.
+        seed: seed for every deal and starting seat.
+
+    Raises:
+        RuleError: for a multi-deal config or ``num_games < 1``.
+    """
+
+    def __init__(self, config: GameConfig, num_games: int, seed: int | None = None):
+        if config.num_deals != 1:
+            raise RuleError(f"config.num_deals: expected 1 for VectorGame, got {config.num_deals}")
+        if num_games < 1:
+            raise RuleError(f"num_games: expected an int >= 1, got {num_games!r}")
+        self.config = config
+        self.num_games = num_games
+        self.rng = np.random.default_rng(seed)
+        cfg = config
+        self._available = np.array([c for c in cfg.all_cards if c not in cfg.removed_face_up], dtype=np.int64)
+        self._box_mask = sum(1 << int(c) for c in self._available)
+        b, p, d = num_games, cfg.num_players, cfg.deck_size
+        self.deck = np.zeros((b, d), dtype=np.int64)
+        self.removed_hidden = np.zeros((b, cfg.num_removed), dtype=np.int64)
+        self.pos = np.zeros(b, dtype=np.int64)
+        self.cards = np.zeros((b, p), dtype=np.int64)
+        self.card_points = np.zeros((b, p), dtype=np.int64)
+        self.chips = np.zeros((b, p), dtype=np.int64)
+        self.pot = np.zeros(b, dtype=np.int64)
+        self.seat = np.zeros(b, dtype=np.int64)
+        self.first_seat = np.zeros(b, dtype=np.int64)
+        self.done = np.ones(b, dtype=bool)
+        self._rows = np.arange(b)
+        self.reset_games(np.ones(b, dtype=bool))
+
+    def reset_games(
+        self,
+        mask: np.ndarray,
+        deck: np.ndarray | None = None,
+        removed_hidden: np.ndarray | None = None,
+        first_seat: np.ndarray | None = None,
+    ) -> None:
+        """Deal new games where ``mask`` (bool, (B,)) is set; optionally with fixed deals.
+
+        Args:
+            mask: bool (B,), which games to re-deal.
+            deck: optional int (m, deck_size) play orders for the m masked games.
+            removed_hidden: optional int (m, num_removed) hidden removals, with ``deck``.
+            first_seat: optional int (m,) starting seats; otherwise the config's or random.
+        """
+        idx = np.flatnonzero(mask)
+        m, cfg = len(idx), self.config
+        if m == 0:
+            return
+        if deck is None:
+            perm = np.argsort(self.rng.random((m, len(self._available))), axis=1)
+            shuffled = self._available[perm]
+            removed_hidden = np.sort(shuffled[:, : cfg.num_removed], axis=1)
+            deck = shuffled[:, cfg.num_removed :]
+        elif removed_hidden is None:
+            raise RuleError("removed_hidden: expected an array with deck, got None")
+        self.deck[idx] = deck
+        self.removed_hidden[idx] = removed_hidden
+        self.pos[idx] = 0
+        self.cards[idx] = 0
+        self.card_points[idx] = 0
+        self.chips[idx] = cfg.chips_per_player
+        self.pot[idx] = 0
+        if first_seat is None:
+            if cfg.starting_seat is not None:
+                first_seat = np.full(m, cfg.starting_seat)
+            else:
+                first_seat = self.rng.integers(0, cfg.num_players, m)
+        self.first_seat[idx] = first_seat
+        self.seat[idx] = first_seat
+        self.done[idx] = False
+
+    @property
+    def face_up(self) -> np.ndarray:
+        """int64 (B,): the card on offer (meaningless where ``done``)."""
+        return self.deck[self._rows, np.minimum(self.pos, self.config.deck_size - 1)]
+
+    def legal_mask(self) -> np.ndarray:
+        """int8 (B, 2) legal actions of the seat to act (PASS needs a chip; done games: all zero)."""
+        m = np.ones((self.num_games, 2), dtype=np.int8)
+        m[:, PASS] = self.chips[self._rows, self.seat] > 0
+        m[self.done] = 0
+        return m
+
+    def step(self, actions: np.ndarray) -> np.ndarray:
+        """Apply one action in every unfinished game (actions of finished games are ignored).
+
+        Args:
+            actions: int (B,), PASS (0) or TAKE (1) for each game's seat to act.
+
+        Returns:
+            bool (B,): games that ended with this step (their last card was taken).
+
+        Raises:
+            IllegalActionError: for an action other than 0/1 or a PASS at 0 chips in an unfinished game.
+        """
+        actions = np.asarray(actions)
+        live = ~self.done
+        if actions.shape != (self.num_games,):
+            raise IllegalActionError(f"actions: expected shape ({self.num_games},), got {actions.shape}")
+        bad = live & (actions != PASS) & (actions != TAKE)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise IllegalActionError(f"actions[{i}]: expected PASS (0) or TAKE (1), got {actions[i]!r}")
+        rows, seat = self._rows, self.seat
+        own = self.chips[rows, seat]
+        passing = live & (actions == PASS)
+        if (passing & (own == 0)).any():
+            i = int(np.flatnonzero(passing & (own == 0))[0])
+            raise IllegalActionError(f"actions[{i}]: expected TAKE (1) because seat {seat[i]} has 0 chips, got PASS")
+        taking = live & (actions == TAKE)
+        p = np.flatnonzero(passing)
+        self.chips[p, seat[p]] -= 1
+        self.pot[p] += 1
+        self.seat[p] = (seat[p] + 1) % self.config.num_players
+        t = np.flatnonzero(taking)
+        if len(t):
+            ts = seat[t]
+            card = self.deck[t, self.pos[t]]
+            delta = take_delta(self.cards[t, ts][:, None], card)[:, 0]
+            self.card_points[t, ts] += delta
+            self.cards[t, ts] |= np.int64(1) << card
+            self.chips[t, ts] += self.pot[t]
+            self.pot[t] = 0
+            self.pos[t] += 1
+        ended = taking & (self.pos >= self.config.deck_size)
+        self.done |= ended
+        return ended
+
+    def penalties(self) -> np.ndarray:
+        """int64 (B, P): every seat's penalty (card points minus chips), in penalty points."""
+        return self.card_points - self.chips
+
+    def view(self, idx: np.ndarray | None = None) -> BatchView:
+        """The acting seat's :class:`BatchView` for games ``idx`` (default: all; they must not be done)."""
+        if idx is None:
+            idx = self._rows
+        seat = self.seat[idx]
+        face = self.deck[idx, self.pos[idx]]
+        cards = self.cards[idx]
+        chips = self.chips[idx]
+        held = np.bitwise_or.reduce(cards, axis=1)
+        unseen = (self._box_mask & ~held) & ~(np.int64(1) << face)
+        n = len(idx)
+        return BatchView(
+            config=self.config,
+            seat=seat,
+            face_up=face,
+            pot=self.pot[idx],
+            own_chips=chips[np.arange(n), seat],
+            chips=chips,
+            cards=cards,
+            card_points=self.card_points[idx],
+            take_delta=take_delta(cards, face),
+            cards_in_deck=self.config.deck_size - 1 - self.pos[idx],
+            unseen=unseen,
+            match_penalties=np.zeros_like(cards),
+            deals_left=np.zeros(n, dtype=np.int64),
+        )
+
+
+def winner_shares(penalties: np.ndarray) -> np.ndarray:
+    """Win credit per seat with ties split: float64 (B, P); a k-way tie for lowest gives each 1/k."""
+    best = penalties.min(axis=1, keepdims=True)
+    win = (penalties == best).astype(np.float64)
+    return win / win.sum(axis=1, keepdims=True)
+
+
+def ranks(penalties: np.ndarray) -> np.ndarray:
+    """Ranks with ties averaged, float64 (B, P): 1 = lowest penalty."""
+    less = (penalties[:, None, :] < penalties[:, :, None]).sum(axis=2)
+    equal = (penalties[:, None, :] == penalties[:, :, None]).sum(axis=2)
+    return less + (equal + 1) / 2
+
+
+__all__ = ["BatchView", "VectorGame", "card_points", "ranks", "take_delta", "winner_shares", "MIN_PLAYERS"]
