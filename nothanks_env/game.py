@@ -307,7 +307,7 @@ class SeatView:
         return card_points(mask | (1 << card)) - card_points(mask)
 
 
-@dataclass
+@dataclass(slots=True)
 class HistoryEntry:
     """One public decision: which seat did what to which card with how many chips on it."""
 
