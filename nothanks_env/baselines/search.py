@@ -1,0 +1,171 @@
+"""Determinized Monte-Carlo search bot: sample the hidden information, roll both actions out, pick the better.
+
+Decision rule, for each acting seat that may choose (at 0 chips it takes):
+
+1. Sample ``iters`` *worlds* consistent with what the seat has seen. The cards it has not seen (``U``:
+   deck + hidden removals, never told apart) are shuffled uniformly: the first ``cards_in_deck`` are the
+   deck in play order, the rest the hidden removals. This is the exact posterior: no action reveals
+   anything about unseen cards. Opponents' chips are the true counts when the seat may know them
+   (``chip_memory=True``, the default, or visible chips); otherwise the chips that are neither its own nor
+   in the pot are split among the opponents by a uniform multinomial draw.
+2. In each world it plays PASS and, separately, TAKE (the same world for both: common random numbers),
+   then plays the deal out with the rollout policy for every seat (default: the run-aware heuristic).
+3. Utility of a finished world = its win share (a k-way tie gives 1/k) + ``margin_weight`` × (mean
+   opponent penalty − own penalty), in penalty points; the margin term breaks the many ties of win share
+   with a low-variance signal. It picks the action with the higher mean utility; on an exact tie it
+   keeps the rollout policy's own choice.
+
+All the decisions of one :meth:`SearchPolicy.act_batch` call are searched together as one
+:class:`~nothanks_env.vector.VectorGame` of ``B × 2 × iters`` worlds (split into pieces of at most
+``max_worlds``), so a batch of games costs little more than one.
+
+The worlds are built by writing the public state into a VectorGame's arrays (``deck``, ``pos``, ``cards``,
+``card_points``, ``chips``, ``pot``, ``seat``, ``done``); :mod:`nothanks_env.vector` itself is unchanged.
+Multi-deal matches are scored on match totals as if the current deal were the last one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from nothanks_env.baselines.heuristic import HeuristicPolicy
+from nothanks_env.baselines.simple import forced
+from nothanks_env.game import PASS, TAKE, GameConfig
+from nothanks_env.policy import Policy
+from nothanks_env.vector import BatchView, VectorGame, winner_shares
+
+
+class SearchPolicy(Policy):
+    """Determinized Monte-Carlo search over the heuristics; the exact rule is in the module docstring.
+
+    Args:
+        iters: worlds sampled per decision; each is played out once after PASS and once after TAKE.
+        chip_memory: whether it may read opponents' chip counts (default True, as for the heuristic: every
+            chip movement is public); with False and hidden chips it samples them.
+        margin_weight: weight of the penalty margin in the utility (per penalty point).
+        max_worlds: most worlds stepped in one VectorGame (memory bound: ~100 bytes per world and seat).
+        rollout: policy that plays every seat after the first action (default ``HeuristicPolicy()``).
+        seed: seed of :attr:`rng`, which draws every world.
+
+    Raises:
+        ValueError: if ``iters < 1``.
+    """
+
+    DEFAULT_ITERS = 32
+
+    def __init__(
+        self,
+        iters: int = DEFAULT_ITERS,
+        chip_memory: bool = True,
+        margin_weight: float = 0.01,
+        max_worlds: int = 1 << 16,
+        rollout: Policy | None = None,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if iters < 1:
+            raise ValueError(f"iters: expected an int >= 1, got {iters!r}")
+        self.iters = iters
+        self.chip_memory = chip_memory
+        self.margin_weight = margin_weight
+        self.max_worlds = max_worlds
+        self.rollout = rollout if rollout is not None else HeuristicPolicy()
+        parts = [] if iters == self.DEFAULT_ITERS else [f"iters={iters}"]
+        if not chip_memory:
+            parts.append("chip_memory=False")
+        self.name = "search" + (":" + ",".join(parts) if parts else "")
+        self._games: dict[tuple[GameConfig, int], VectorGame] = {}
+
+    def act_batch(self, view: BatchView) -> np.ndarray:
+        out = np.asarray(self.rollout.act_batch(view), dtype=np.int64).copy()
+        free = np.flatnonzero(~forced(view))
+        per_piece = max(1, self.max_worlds // (2 * self.iters))
+        for start in range(0, len(free), per_piece):
+            idx = free[start : start + per_piece]
+            u = self._utilities(view, idx)
+            out[idx] = np.where(u[:, TAKE] > u[:, PASS], TAKE, np.where(u[:, TAKE] < u[:, PASS], PASS, out[idx]))
+        return out
+
+    def _world_game(self, config: GameConfig, n: int) -> VectorGame:
+        """A cached VectorGame with at least ``n`` games (a power of two; rows past ``n`` stay done)."""
+        key = (config, 1 << max(n - 1, 0).bit_length())
+        if key not in self._games:
+            self._games[key] = VectorGame(config, key[1], seed=0)
+        vg = self._games[key]
+        vg.done[n:] = True
+        return vg
+
+    def _utilities(self, view: BatchView, idx: np.ndarray) -> np.ndarray:
+        """Mean utility of PASS and TAKE for rows ``idx``: float64 (m, 2)."""
+        cfg = view.config
+        m, k, p = len(idx), self.iters, view.num_players
+        d, r = cfg.deck_size, cfg.num_removed
+        values = np.arange(cfg.lowest_card, cfg.highest_card + 1, dtype=np.int64)
+
+        # 1. worlds: shuffle the unseen cards of each row, k times (shape (m, k, ...)).
+        unseen = ((view.unseen[idx, None] >> values) & 1).astype(bool)  # (m, V)
+        keys = self.rng.random((m, k, len(values)))
+        keys[~np.broadcast_to(unseen[:, None, :], keys.shape)] = np.inf
+        shuffled = values[np.argsort(keys, axis=2)]  # unseen cards first, in random order
+        n_deck = view.cards_in_deck[idx]
+        pos = d - 1 - n_deck  # index of the face-up card in a full-length deck
+        src = np.arange(d)[None, :] - pos[:, None] - 1  # (m, d): deck slot -> index into shuffled
+        deck = np.take_along_axis(shuffled, np.clip(src, 0, len(values) - 1)[:, None, :].repeat(k, 1), axis=2)
+        deck = np.where(src[:, None, :] >= 0, deck, 0)
+        deck[np.arange(m), :, pos] = view.face_up[idx, None]
+        removed = np.take_along_axis(shuffled, (n_deck[:, None] + np.arange(r))[:, None, :].repeat(k, 1), axis=2)
+
+        chips = np.repeat(view.chips[idx, None, :], k, axis=1)  # (m, k, p)
+        if not self.chip_memory and cfg.opponent_chips == "hidden":
+            own = view.own_chips[idx]
+            rest = p * cfg.chips_per_player - own - view.pot[idx]
+            draws = self.rng.multinomial(np.repeat(rest, k), np.full(p - 1, 1.0 / (p - 1)))
+            opp = (view.seat[idx, None] + np.arange(1, p)) % p
+            chips = np.zeros((m, k, p), dtype=np.int64)
+            chips[np.arange(m)[:, None, None], np.arange(k)[None, :, None], opp[:, None, :]] = draws.reshape(
+                m, k, p - 1
+            )
+            chips[np.arange(m), :, view.seat[idx]] = own[:, None]
+
+        # 2. the same worlds twice (PASS block, then TAKE block), laid out as (m, 2, k) -> m * 2 * k games.
+        def twice(a: np.ndarray) -> np.ndarray:
+            return np.repeat(a[:, None], 2, axis=1).reshape(m * 2 * k, *a.shape[2:])
+
+        def per_row(a: np.ndarray) -> np.ndarray:
+            return np.repeat(a, 2 * k, axis=0)
+
+        one_deal = dataclasses.replace(cfg, num_deals=1) if cfg.num_deals != 1 else cfg
+        n = m * 2 * k
+        vg = self._world_game(one_deal, n)
+        vg.deck[:n] = twice(deck)
+        vg.removed_hidden[:n] = twice(removed)
+        vg.chips[:n] = twice(chips)
+        vg.pos[:n] = per_row(pos)
+        vg.cards[:n] = per_row(view.cards[idx])
+        vg.card_points[:n] = per_row(view.card_points[idx])
+        vg.pot[:n] = per_row(view.pot[idx])
+        vg.seat[:n] = vg.first_seat[:n] = per_row(view.seat[idx])
+        vg.done[:n] = False
+        actions = np.zeros(vg.num_games, dtype=np.int64)
+        actions[:n] = np.tile(np.repeat(np.array([PASS, TAKE]), k), m)
+        vg.step(actions)
+        while not vg.done.all():
+            live = np.flatnonzero(~vg.done)
+            actions[live] = self.rollout.act_batch(vg.view(live))
+            vg.step(actions)
+
+        # 3. utility of each world for the searching seat.
+        pen = vg.penalties()[:n] + per_row(view.match_penalties[idx])
+        me = per_row(view.seat[idx])
+        rows = np.arange(len(me))
+        own_pen = pen[rows, me]
+        margin = (pen.sum(axis=1) - own_pen) / (p - 1) - own_pen
+        util = winner_shares(pen)[rows, me] + self.margin_weight * margin
+        return util.reshape(m, 2, k).mean(axis=2)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_games"] = {}  # world buffers are rebuilt on demand; do not ship them to worker processes
+        return state
