@@ -1,0 +1,185 @@
+"""Evaluation harness: statistics on a rigged case, seat rotation and duplicate deals, reproducibility, specs."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from nothanks_env.baselines import AlwaysTakePolicy, NeverTakePolicy, RandomPolicy, ThresholdPolicy
+from nothanks_env.game import GameConfig
+from nothanks_env.policy import Policy
+from nothanks_env.vector import card_points
+from training import evaluate as ev
+from training.specs import list_baselines, load_policy
+
+
+def test_rigged_never_take_against_always_take():
+    """One never-take N against one always-take object A in two seats; seat 0 acts first.
+
+    Whoever of A is first to act takes all 24 cards (a taker acts again, and A always takes):
+    - N in seat 0: N passes once (10 chips); seat 1 takes everything with that chip; seat 2 (A, 11 chips)
+      wins alone. N: penalty -10, rank 2, win 0.
+    - N in seat 1 or 2: the A in seat 0 takes everything; N and the other A tie at -11: win 1/2, rank 1.5.
+    So A never wins from seat 0, wins 1/2 of a game in two from seat 1 and 1 + 1/2 in two from seat 2.
+    """
+    n, a = NeverTakePolicy(), AlwaysTakePolicy()
+    rep = ev.evaluate([n], [a, a], num_players=3, games=300, seed=5)
+    assert rep.games == 300 and rep.deals == 100
+    rn, ra = rep["never-take"], rep["always-take"]
+    assert rn.games == 300 and ra.games == 600
+    assert rn.win_rate == pytest.approx(1 / 3) and rn.win_rate_ci == pytest.approx((1 / 3, 1 / 3))
+    assert rn.seat_win_rates == pytest.approx([0.0, 0.5, 0.5])
+    assert rn.mean_penalty == pytest.approx(-32 / 3) and rn.mean_rank == pytest.approx(5 / 3)
+    assert ra.win_rate == pytest.approx(1 / 3) and ra.seat_win_rates == pytest.approx([0.0, 0.25, 0.75])
+    # A's penalty per deal: (taker of all cards: points - 12) + (-11)  [N first]
+    #                     + 2 x ((points - 11) + (-11))              [A first], over 6 seat-games.
+    deck, _ = ev.deal_cards(GameConfig(num_players=3), 100, np.random.default_rng(5))
+    masks = (np.int64(1) << deck).sum(axis=1)
+    pts = card_points(masks, 3, 35)
+    per_deal = ((pts - 12 - 11) + 2 * (pts - 11 - 11)) / 6
+    assert ra.mean_penalty == pytest.approx(per_deal.mean())
+    lo, hi = ra.mean_penalty_ci
+    sem = per_deal.std(ddof=1) / np.sqrt(len(per_deal))
+    assert lo == pytest.approx(per_deal.mean() - 1.984 * sem, rel=1e-3) and hi > ra.mean_penalty
+
+
+class FirstCardRecorder(Policy):
+    """Never-take that records the card it sees on the first decision of a game (seat 0, pot 0, full deck)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.first_cards: list[int] = []
+        self.seats = np.zeros(3, dtype=int)
+
+    def act_batch(self, view):
+        first = (view.pot == 0) & (view.cards_in_deck == view.config.deck_size - 1) & (view.seat == 0)
+        self.first_cards += view.face_up[first].tolist()
+        np.add.at(self.seats, view.seat[(view.pot == view.seat) & (view.cards_in_deck == 23)], 1)
+        return (view.own_chips == 0).astype(np.int64)
+
+
+def test_seat_rotation_and_duplicate_deals_are_balanced():
+    bots = [FirstCardRecorder(f"r{i}") for i in range(3)]
+    rep = ev.evaluate(bots[:1], bots[1:], num_players=3, games=200, seed=1)  # rounded up to 201
+    assert rep.games == 201 and rep.deals == 67
+    deck, _ = ev.deal_cards(GameConfig(num_players=3), 67, np.random.default_rng(1))
+    for b in bots:
+        # every bot opened every deal exactly once from seat 0 ...
+        assert sorted(b.first_cards) == sorted(deck[:, 0].tolist())
+        # ... and made its first decision of a game from every seat equally often.
+        assert b.seats.tolist() == [67, 67, 67]
+
+
+def test_seed_fixes_everything_and_workers_do_not_matter():
+    kw = dict(num_players=3, seed=3)
+    a = ev.evaluate([RandomPolicy()], [ThresholdPolicy(), RandomPolicy()], games=120, **kw)
+    b = ev.evaluate([RandomPolicy()], [ThresholdPolicy(), RandomPolicy()], games=120, **kw)
+    c = ev.evaluate([RandomPolicy()], [ThresholdPolicy(), RandomPolicy()], games=120, seed=4, num_players=3)
+    assert a.policies == b.policies
+    assert a.policies != c.policies
+
+
+@pytest.mark.slow
+def test_worker_processes_give_the_same_report(monkeypatch):
+    monkeypatch.setattr(ev, "CHUNK_DEALS", 20)  # the parent cuts the chunks: 60 deals -> 3 chunks
+    games = 3 * 20 * 3
+    one = ev.evaluate([RandomPolicy()], [ThresholdPolicy()], num_players=3, games=games, seed=2)
+    two = ev.evaluate([RandomPolicy()], [ThresholdPolicy()], num_players=3, games=games, seed=2, workers=2)
+    assert one.policies == two.policies
+
+
+def test_report_api_json_csv_and_table(tmp_path):
+    agent, bot = ThresholdPolicy(T=3), ThresholdPolicy()
+    rep = ev.evaluate([agent], [bot], num_players=4, games=40, seed=0)
+    assert set(rep.win_rate) == {"threshold:T=3", "threshold"}
+    assert sum(p.win_rate * p.games for p in rep.policies) / rep.games == pytest.approx(1.0)
+    assert rep["threshold"].role == "opponent" and rep["threshold"].games == 120
+    rep.write_json(tmp_path / "r.json")
+    rep.write_csv(tmp_path / "r.csv")
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["games"] == 40 and data["policies"][0]["name"] == "threshold:T=3"
+    rows = list(csv.DictReader(open(tmp_path / "r.csv")))
+    assert [r["name"] for r in rows] == ["threshold:T=3", "threshold"] and "seat_3_win_rate" in rows[0]
+    assert rep.table().row_count == 2
+    with pytest.raises(KeyError, match="expected one of"):
+        rep["nobody"]
+
+
+def test_same_names_are_told_apart_and_bad_lineups_rejected():
+    rep = ev.evaluate([ThresholdPolicy()], [ThresholdPolicy(), ThresholdPolicy()], num_players=3, games=6, seed=0)
+    assert [p.name for p in rep.policies] == ["threshold", "threshold#2", "threshold#3"]
+    with pytest.raises(ValueError, match="lineup"):
+        ev.evaluate([ThresholdPolicy()], [ThresholdPolicy()] * 3, num_players=3, games=6, seed=0)
+    with pytest.raises(ValueError, match="num_deals"):
+        ev.evaluate([ThresholdPolicy()], [ThresholdPolicy()], num_players=3, games=6, seed=0,
+                    config=GameConfig(num_deals=2))  # fmt: skip
+
+
+class Cheater(Policy):
+    name = "cheater"
+
+    def act_batch(self, view):
+        return np.zeros(len(view), dtype=np.int64)  # PASS even at 0 chips
+
+
+def test_illegal_actions_name_the_policy():
+    with pytest.raises(ValueError, match="policy cheater: expected legal actions"):
+        ev.evaluate([Cheater()], [ThresholdPolicy()], num_players=3, games=3, seed=0)
+
+
+def test_cli_writes_outputs(tmp_path, capsys):
+    out = tmp_path / "o.json"
+    rep = ev.main(["--players", "3", "--policy", "threshold:T=4", "--opponents", "random", "random",
+                   "--games", "30", "--json", str(out), "--csv", str(tmp_path / "o.csv"), "--no-progress"])  # fmt: skip
+    assert [p.name for p in rep.policies] == ["threshold:T=4", "random"]  # one opponent object in two seats
+    assert json.loads(out.read_text())["policies"][1]["games"] == 60
+    assert "threshold:T=4" in capsys.readouterr().out
+
+
+def test_bench_eval_reports_a_rate(capsys):
+    class Args:
+        games, workers, seed = 300, 1, 0
+
+    assert ev.bench_eval(Args()) > 0
+    assert "games/s" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------ specs
+def test_load_policy_baselines_and_parameters():
+    assert list_baselines() == ["random", "never-take", "always-take", "threshold", "heuristic", "search"]
+    t = load_policy("threshold:T=5")
+    assert isinstance(t, ThresholdPolicy) and t.T == 5 and t.name == "threshold:T=5"
+    h = load_policy("heuristic:base=6.5,chip_memory=False")
+    assert h.params.base == 6.5 and h.chip_memory is False
+    s = load_policy("search:iters=4", seed=1)
+    assert s.iters == 4 and s.name == "search:iters=4"
+    r1, r2 = load_policy("random", seed=9), load_policy("random", seed=9)
+    assert r1.rng.integers(1 << 30) == r2.rng.integers(1 << 30)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nonsense", "expected a baseline"),
+        ("threshold:X=1", r"threshold takes parameters \['T'\], got \['X'\]"),
+        ("threshold:T", "key=value"),
+        ("no_such_module_xyz:Policy", "cannot import module"),
+        ("math:pi", "expected a Policy"),
+        ("nothanks_env.baselines:Missing", "has no attribute"),
+        ("", "non-empty"),
+    ],
+)
+def test_load_policy_errors_name_the_spec(spec, message):
+    with pytest.raises(ValueError, match=message):
+        load_policy(spec)
+
+
+def test_load_policy_user_module_attr():
+    p = load_policy("nothanks_env.baselines:NeverTakePolicy")
+    assert isinstance(p, NeverTakePolicy)
+    p = load_policy("tests.test_evaluate:Cheater")
+    assert p.name == "cheater"

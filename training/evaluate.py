@@ -1,0 +1,518 @@
+"""Evaluate policies against each other with rotated seats, duplicate deals and confidence intervals.
+
+Method:
+
+- **Lineup**: the candidates and the opponents fill the ``num_players`` seats (one opponent is repeated
+  to fill the table if only one is given). The same policy object in several seats is one row of the
+  report; distinct objects with the same ``name`` get ``#2``, ``#3`` suffixes.
+- **Duplicate deals and seat rotation**: each shuffled deal is played ``num_players`` times, once per
+  cyclic rotation of the lineup, so every policy plays every seat equally often and meets the same
+  cards from every seat. ``games`` is rounded up to a multiple of ``num_players``. Seat 0 acts first
+  in every game, so "seat k" is the k-th seat to act.
+- **Statistics**: the unit of independent sampling is the deal (its rotations share the cards), so
+  each statistic is first averaged within a deal, then a Student-t 95% interval is taken over deals
+  (:func:`scipy.stats.ttest_1samp`). Win rate splits ties: a k-way tie for the lowest penalty gives
+  each 1/k. Penalties are in penalty points (lower is better). Rank 1 is best, ties averaged.
+- **Reproducible**: ``seed`` fixes every deal and reseeds every policy per chunk of deals, so results
+  do not depend on ``workers``.
+- **Speed**: games run batched on :class:`~nothanks_env.vector.VectorGame`; each step calls each policy's
+  ``act_batch`` once with every game where it is to act. ``workers > 1`` runs chunks of deals in
+  processes; policies are pickled to them (baselines are; a policy holding unpicklable state must
+  implement ``__getstate__``). Policies are ``reset()`` once per chunk, not per game: a policy that keeps
+  per-game state must key it by game itself.
+
+Example (the self-play use: one learner against two heuristic bots):
+
+    >>> from nothanks_env.baselines import HeuristicPolicy, ThresholdPolicy
+    >>> agent, bot = ThresholdPolicy(T=5), HeuristicPolicy()
+    >>> report = evaluate([agent], [bot, bot], num_players=3, games=30, seed=0)
+    >>> report.games, sorted(report.win_rate)
+    (30, ['heuristic', 'threshold:T=5'])
+    >>> 0.0 <= report["threshold:T=5"].win_rate <= 1.0
+    True
+
+Command line::
+
+    python -m training.evaluate --players 3 --policy heuristic --opponents threshold threshold \\
+        --games 5000 --seed 0 --workers 2 --json out.json --csv out.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import csv
+import json
+import math
+import multiprocessing
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from nothanks_env.game import PASS, GameConfig
+from nothanks_env.policy import Policy
+from nothanks_env.vector import VectorGame, ranks, winner_shares
+
+CHUNK_DEALS = 512
+"""Deals per chunk of work (each played ``num_players`` times); fixed so results do not depend on workers."""
+
+
+# ----------------------------------------------------------------------------- playing games
+def deal_cards(config: GameConfig, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` uniformly shuffled deals: (deck int64 (n, deck_size) in play order, removed int64 (n, num_removed))."""
+    available = np.array([c for c in config.all_cards if c not in config.removed_face_up], dtype=np.int64)
+    shuffled = available[np.argsort(rng.random((n, len(available))), axis=1)]
+    return shuffled[:, config.num_removed :], np.sort(shuffled[:, : config.num_removed], axis=1)
+
+
+def _checked_actions(policy: Policy, view) -> np.ndarray:
+    actions = np.asarray(policy.act_batch(view))
+    name = getattr(policy, "name", type(policy).__name__)
+    if actions.shape != (len(view),):
+        raise ValueError(f"policy {name}: expected actions of shape ({len(view)},), got {actions.shape}")
+    if ((actions != 0) & (actions != 1)).any() or ((actions == PASS) & (view.own_chips == 0)).any():
+        raise ValueError(f"policy {name}: expected legal actions (PASS=0 needs a chip, TAKE=1), got {actions}")
+    return actions
+
+
+def play_games(
+    policies: Sequence[Policy], config: GameConfig, deck: np.ndarray, removed: np.ndarray, seating: np.ndarray
+) -> np.ndarray:
+    """Play ``G`` single-deal games to the end, seat 0 acting first in each.
+
+    Args:
+        policies: the distinct policies taking part.
+        config: rule variant (``num_deals`` must be 1).
+        deck, removed: int (G, deck_size) and (G, num_removed), each game's deal.
+        seating: int (G, P), index into ``policies`` of the policy at each seat.
+
+    Returns:
+        int64 (G, P): each seat's penalty (penalty points, lower is better).
+
+    Raises:
+        ValueError: if a policy returns a wrong shape or an illegal action.
+    """
+    g = len(seating)
+    vg = VectorGame(config, g, seed=0)
+    vg.reset_games(np.ones(g, dtype=bool), deck=deck, removed_hidden=removed, first_seat=np.zeros(g, dtype=np.int64))
+    rows = np.arange(g)
+    actions = np.zeros(g, dtype=np.int64)
+    while not vg.done.all():
+        who = np.where(vg.done, -1, seating[rows, vg.seat])
+        for j, policy in enumerate(policies):
+            idx = np.flatnonzero(who == j)
+            if len(idx):
+                actions[idx] = _checked_actions(policy, vg.view(idx))
+        vg.step(actions)
+    return vg.penalties()
+
+
+def _chunk_seeds(seed: int, chunk: int, n: int) -> list[int]:
+    return [int(s) for s in np.random.SeedSequence([seed, chunk]).generate_state(n)]
+
+
+def _play_chunk(policies, config, seed, chunk, deck, removed, seating) -> np.ndarray:
+    for policy, s in zip(policies, _chunk_seeds(seed, chunk, len(policies))):
+        if callable(getattr(policy, "seed", None)):
+            policy.seed(s)
+        if callable(getattr(policy, "reset", None)):
+            policy.reset()
+    return play_games(policies, config, deck, removed, seating)
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(policies, config) -> None:
+    _WORKER.update(policies=policies, config=config)
+
+
+def _worker_chunk(seed, chunk, deck, removed, seating) -> np.ndarray:
+    return _play_chunk(_WORKER["policies"], _WORKER["config"], seed, chunk, deck, removed, seating)
+
+
+def run_games(
+    policies: Sequence[Policy],
+    config: GameConfig,
+    deck: np.ndarray,
+    removed: np.ndarray,
+    seating: np.ndarray,
+    *,
+    seed: int,
+    workers: int = 1,
+    progress: bool = False,
+    desc: str = "games",
+) -> np.ndarray:
+    """:func:`play_games` in chunks of ``CHUNK_DEALS * P`` games, inline or in ``workers`` processes.
+
+    Games must be grouped by deal (the ``P`` rotations of a deal adjacent); chunk ``i`` reseeds every
+    policy from ``(seed, i)``. Returns int64 (G, P) penalties, as :func:`play_games`.
+    """
+    g, p = seating.shape
+    size = CHUNK_DEALS * p
+    bounds = [(i, slice(s, min(s + size, g))) for i, s in enumerate(range(0, g, size))]
+    out = np.zeros((g, p), dtype=np.int64)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=g, desc=desc, unit="game")
+    if workers <= 1 or len(bounds) == 1:
+        for i, sl in bounds:
+            out[sl] = _play_chunk(policies, config, seed, i, deck[sl], removed[sl], seating[sl])
+            if bar:
+                bar.update(sl.stop - sl.start)
+    else:
+        ctx = multiprocessing.get_context("spawn")  # safe with threaded libraries (torch) in the parent
+        with cf.ProcessPoolExecutor(
+            workers, mp_context=ctx, initializer=_init_worker, initargs=(policies, config)
+        ) as ex:
+            futures = {ex.submit(_worker_chunk, seed, i, deck[sl], removed[sl], seating[sl]): sl for i, sl in bounds}
+            for fut in cf.as_completed(futures):
+                sl = futures[fut]
+                out[sl] = fut.result()
+                if bar:
+                    bar.update(sl.stop - sl.start)
+    if bar:
+        bar.close()
+    return out
+
+
+# ----------------------------------------------------------------------------- statistics
+def mean_ci(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean and Student-t confidence interval of independent values: (mean, low, high).
+
+    With fewer than two values, or no spread, the interval is the mean itself.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    m = float(x.mean()) if len(x) else math.nan
+    if len(x) < 2 or np.ptp(x) == 0:
+        return m, m, m
+    ci = stats.ttest_1samp(x, 0.0).confidence_interval(confidence)
+    return m, float(ci.low), float(ci.high)
+
+
+@dataclass
+class PolicyStats:
+    """One policy's results. Win rates are fractions in [0, 1]; penalties in penalty points.
+
+    Attributes:
+        name: display name (unique within the report).
+        role: ``"candidate"`` or ``"opponent"`` (``"pool"`` in a tournament).
+        games: seat-games played (a policy in two seats of a game counts twice).
+        win_rate, win_rate_ci: win share with ties split, and its 95% interval (low, high).
+        mean_penalty, mean_penalty_ci: mean final penalty and its 95% interval.
+        mean_rank: mean rank, 1 = lowest penalty, ties averaged.
+        seat_win_rates: win share in each seat, seat 0 acting first (NaN for a seat never played).
+    """
+
+    name: str
+    role: str
+    games: int
+    win_rate: float
+    win_rate_ci: tuple[float, float]
+    mean_penalty: float
+    mean_penalty_ci: tuple[float, float]
+    mean_rank: float
+    seat_win_rates: list[float]
+
+
+def summarize(
+    names: Sequence[str], roles: Sequence[str], penalties: np.ndarray, seating: np.ndarray, deal: np.ndarray
+) -> list[PolicyStats]:
+    """Per-policy statistics of finished games.
+
+    Args:
+        names, roles: per policy index used in ``seating``.
+        penalties: int (G, P) final penalties by seat.
+        seating: int (G, P) policy index at each seat.
+        deal: int (G,) deal id of each game; games of one deal are averaged together before intervals.
+    """
+    share, rank = winner_shares(penalties), ranks(penalties)
+    _, deal = np.unique(deal, return_inverse=True)
+    out = []
+    for j, (name, role) in enumerate(zip(names, roles)):
+        sits = seating == j
+        count = np.bincount(deal, sits.sum(axis=1), minlength=deal.max() + 1)
+        played = count > 0
+
+        def per_deal(x: np.ndarray, sits=sits, count=count, played=played) -> np.ndarray:
+            return np.bincount(deal, (x * sits).sum(axis=1), minlength=len(count))[played] / count[played]
+
+        wr, wr_lo, wr_hi = mean_ci(per_deal(share))
+        mp, mp_lo, mp_hi = mean_ci(per_deal(penalties))
+        seat_wr = [float(share[sits[:, s], s].mean()) if sits[:, s].any() else math.nan for s in range(sits.shape[1])]
+        out.append(
+            PolicyStats(
+                name=name,
+                role=role,
+                games=int(sits.sum()),
+                win_rate=wr,
+                win_rate_ci=(wr_lo, wr_hi),
+                mean_penalty=mp,
+                mean_penalty_ci=(mp_lo, mp_hi),
+                mean_rank=float(rank[sits].mean()),
+                seat_win_rates=seat_wr,
+            )
+        )
+    return out
+
+
+def unique_names(policies: Sequence[Policy]) -> list[str]:
+    """Display names of distinct policies, ``#2``, ``#3`` appended to repeated names."""
+    seen: dict[str, int] = {}
+    out = []
+    for p in policies:
+        base = getattr(p, "name", type(p).__name__)
+        seen[base] = seen.get(base, 0) + 1
+        out.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return out
+
+
+@dataclass
+class EvalReport:
+    """Result of :func:`evaluate`. ``report[name]`` is a :class:`PolicyStats`; ``report.win_rate[name]`` a float.
+
+    Attributes:
+        num_players, games, deals, seed: what was played (``games = deals * num_players``).
+        config: the rule variant, as a dict.
+        seconds: wall-clock time of the games.
+        policies: one :class:`PolicyStats` per distinct policy, candidates first.
+    """
+
+    num_players: int
+    games: int
+    deals: int
+    seed: int
+    config: dict
+    seconds: float
+    policies: list[PolicyStats] = field(default_factory=list)
+
+    def __getitem__(self, name: str) -> PolicyStats:
+        for p in self.policies:
+            if p.name == name:
+                return p
+        raise KeyError(f"policy name: expected one of {[p.name for p in self.policies]}, got {name!r}")
+
+    @property
+    def win_rate(self) -> dict[str, float]:
+        """Policy name -> win rate with ties split (a fair share is ``1 / num_players``)."""
+        return {p.name: p.win_rate for p in self.policies}
+
+    @property
+    def mean_penalty(self) -> dict[str, float]:
+        """Policy name -> mean final penalty (penalty points)."""
+        return {p.name: p.mean_penalty for p in self.policies}
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else math.inf
+
+    def to_dict(self) -> dict:
+        return asdict(self) | {"games_per_second": self.games_per_second}
+
+    def write_json(self, path: str) -> None:
+        with open(path, "w") as f:
+            json.dump(self.to_dict(), f, indent=2)
+
+    def write_csv(self, path: str) -> None:
+        write_stats_csv(path, self.policies)
+
+    def table(self, title: str | None = None):
+        """A :class:`rich.table.Table` of the report."""
+        return stats_table(self.policies, self.num_players, title or f"{self.games} games, {self.num_players} players")
+
+
+def write_stats_csv(path: str, rows: Sequence[PolicyStats], extra: Sequence[dict] | None = None) -> None:
+    """One CSV row per policy: flat columns, intervals as ``_lo``/``_hi``, seats as ``seat_k_win_rate``."""
+    flat = []
+    for i, r in enumerate(rows):
+        d = {"name": r.name, "role": r.role, "games": r.games}
+        d |= (extra[i] if extra else {}) | {"win_rate": r.win_rate}
+        d |= {"win_rate_lo": r.win_rate_ci[0], "win_rate_hi": r.win_rate_ci[1], "mean_penalty": r.mean_penalty}
+        d |= {"mean_penalty_lo": r.mean_penalty_ci[0], "mean_penalty_hi": r.mean_penalty_ci[1]}
+        d |= {"mean_rank": r.mean_rank} | {f"seat_{s}_win_rate": w for s, w in enumerate(r.seat_win_rates)}
+        flat.append(d)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(flat[0]))
+        w.writeheader()
+        w.writerows(flat)
+
+
+def stats_table(rows: Sequence[PolicyStats], num_players: int, title: str):
+    """A :class:`rich.table.Table`: one row per policy, intervals in brackets, seat win rates seat 0 first."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    t.add_column("policy", no_wrap=True)
+    t.add_column("role", no_wrap=True)
+    for col in ("games", "win rate", "95% CI", "mean penalty", "95% CI", "mean rank"):
+        t.add_column(col, justify="right", no_wrap=True)
+    t.add_column("win rate by seat " + " / ".join(str(s) for s in range(num_players)), no_wrap=True)
+    for r in rows:
+        t.add_row(
+            r.name,
+            r.role,
+            str(r.games),
+            f"{r.win_rate:.3f}",
+            f"[{r.win_rate_ci[0]:.3f}, {r.win_rate_ci[1]:.3f}]",
+            f"{r.mean_penalty:.2f}",
+            f"[{r.mean_penalty_ci[0]:.2f}, {r.mean_penalty_ci[1]:.2f}]",
+            f"{r.mean_rank:.2f}",
+            " / ".join(f"{w:.3f}" for w in r.seat_win_rates),
+        )
+    return t
+
+
+# ----------------------------------------------------------------------------- evaluate
+def evaluate(
+    candidates: Sequence[Policy],
+    opponents: Sequence[Policy],
+    *,
+    num_players: int,
+    games: int,
+    seed: int,
+    config: GameConfig | None = None,
+    workers: int = 1,
+    progress: bool = False,
+) -> EvalReport:
+    """Play candidates against opponents with rotated seats and duplicate deals (see module docstring).
+
+    Args:
+        candidates: policies under test (usually one).
+        opponents: ``num_players - len(candidates)`` policies filling the other seats, or a single one
+            that fills them all. Pass one object twice to treat both seats as one policy.
+        num_players: table size; must match ``config.num_players`` when a config is given.
+        games: games to play, rounded up to a multiple of ``num_players``.
+        seed: fixes every deal and every policy's RNG.
+        config: rule variant (default: standard rules for ``num_players``); ``num_deals`` must be 1.
+        workers: processes to run in (1 = this process).
+        progress: show a progress bar.
+
+    Returns:
+        :class:`EvalReport`; e.g. ``report.win_rate[agent.name]``.
+
+    Raises:
+        ValueError: for a lineup that does not fill the table, a config mismatch, or ``games < 1``.
+    """
+    config = config or GameConfig(num_players=num_players)
+    if config.num_players != num_players:
+        raise ValueError(f"config.num_players: expected {num_players}, got {config.num_players}")
+    if config.num_deals != 1:
+        raise ValueError(f"config.num_deals: expected 1 (single-deal games), got {config.num_deals}")
+    if games < 1:
+        raise ValueError(f"games: expected an int >= 1, got {games!r}")
+    candidates, opponents = list(candidates), list(opponents)
+    if len(opponents) == 1 and len(candidates) + 1 < num_players:
+        opponents = opponents * (num_players - len(candidates))
+    lineup = candidates + opponents
+    if not candidates or len(lineup) != num_players:
+        raise ValueError(
+            f"lineup: expected >= 1 candidate and {num_players} policies in all (or one opponent to repeat), "
+            f"got {len(candidates)} candidates and {len(opponents)} opponents"
+        )
+    distinct: list[Policy] = []
+    for p in lineup:
+        if not any(p is q for q in distinct):
+            distinct.append(p)
+    slot_policy = np.array([next(j for j, q in enumerate(distinct) if q is p) for p in lineup])
+    roles = ["candidate" if any(p is c for c in candidates) else "opponent" for p in distinct]
+
+    deals = -(-games // num_players)
+    deck, removed = deal_cards(config, deals, np.random.default_rng(seed))
+    rot = np.tile(np.arange(num_players), deals)  # game g: rotation g % P of deal g // P
+    seats = np.arange(num_players)
+    seating = slot_policy[(seats[None, :] - rot[:, None]) % num_players]  # slot i sits at seat (i + r) % P
+    deal = np.repeat(np.arange(deals), num_players)
+
+    start = time.perf_counter()
+    penalties = run_games(
+        distinct, config, deck[deal], removed[deal], seating, seed=seed, workers=workers, progress=progress
+    )
+    seconds = time.perf_counter() - start
+    cfg = asdict(config) | {"removed_face_up": list(config.removed_face_up)}
+    report = EvalReport(num_players, len(seating), deals, seed, cfg, seconds)
+    report.policies = summarize(unique_names(distinct), roles, penalties, seating, deal)
+    return report
+
+
+# ----------------------------------------------------------------------------- benchmark and CLI
+def bench_eval(args: argparse.Namespace | None = None) -> float:
+    """Print and return scripted-vs-scripted games per second: three threshold bots, 3 players.
+
+    ``args`` may carry ``games`` (default 20000), ``workers`` (default: all cores) and ``seed`` (0).
+    """
+    import os
+
+    from nothanks_env.baselines import ThresholdPolicy
+
+    games = getattr(args, "games", None) or 20000
+    workers = getattr(args, "workers", None) or os.cpu_count() or 1
+    seed = getattr(args, "seed", None) or 0
+    bot = ThresholdPolicy()
+    report = evaluate([bot], [bot, bot], num_players=3, games=games, seed=seed, workers=workers)
+    rate = report.games_per_second
+    print(
+        f"eval: {report.games} games of 3 threshold bots in {report.seconds:.2f} s "
+        f"with {workers} worker(s): {rate:,.0f} games/s"
+    )
+    return rate
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, default=3, help="table size, 3..7")
+    ap.add_argument("--policy", nargs="+", required=True, help="candidate policy spec(s), see training.specs")
+    ap.add_argument("--opponents", nargs="+", default=["heuristic"], help="opponent specs (one repeats)")
+    ap.add_argument("--games", type=int, default=5000, help="games (rounded up to a multiple of --players)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1, help="processes (use the core count for speed)")
+    ap.add_argument("--opponent-chips", choices=["hidden", "visible"], default="hidden")
+    ap.add_argument("--json", help="write the report as JSON to this path")
+    ap.add_argument("--csv", help="write one row per policy as CSV to this path")
+    ap.add_argument("--no-progress", action="store_true")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> EvalReport:
+    from rich.console import Console
+
+    from training.specs import load_policy
+
+    args = build_parser().parse_args(argv)
+    built: dict[str, Policy] = {}
+
+    def opponent(spec: str) -> Policy:  # the same opponent spec twice is one policy in two seats
+        if spec not in built:
+            built[spec] = load_policy(spec, num_players=args.players)
+        return built[spec]
+
+    candidates = [load_policy(s, num_players=args.players) for s in args.policy]
+    opponents = [opponent(s) for s in args.opponents]
+    config = GameConfig(num_players=args.players, opponent_chips=args.opponent_chips)
+    report = evaluate(
+        candidates,
+        opponents,
+        num_players=args.players,
+        games=args.games,
+        seed=args.seed,
+        config=config,
+        workers=args.workers,
+        progress=not args.no_progress,
+    )
+    console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: do not wrap
+    console.print(report.table())
+    print(f"{report.games} games in {report.seconds:.1f} s ({report.games_per_second:,.0f} games/s)")
+    if args.json:
+        report.write_json(args.json)
+    if args.csv:
+        report.write_csv(args.csv)
+    return report
+
+
+if __name__ == "__main__":
+    main()
