@@ -1,0 +1,254 @@
+"""Terminal play (training.play): the loop driven by scripted input, checked against the engine."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nothanks_env.baselines import AlwaysTakePolicy, HeuristicPolicy, NeverTakePolicy
+from nothanks_env.game import PASS, TAKE, Deal, Game, GameConfig
+from nothanks_env.policy import Policy
+from nothanks_env.records import GameRecord, replay
+from training import play
+from training.tui import Display, stream_input
+
+# A fixed deal whose hidden parts are recognisable: the face-down removals are 27..35 and the three
+# cards after the first three are 24, 25, 26, so none of them can appear by chance early in the deal.
+REMOVED = tuple(range(27, 36))
+DECK = (5, 6, 7, 24, 25, 26, 3, 4, *range(8, 24))
+FIXED_DEAL = Deal(deck=DECK, removed_hidden=REMOVED)
+P, T = PASS, TAKE
+
+
+class Scripted(Policy):
+    """Plays a fixed list of actions, one per decision."""
+
+    name = "scripted"
+
+    def __init__(self, actions: list[int]) -> None:
+        super().__init__()
+        self.actions = list(actions)
+
+    def act_batch(self, view):
+        return np.array([self.actions.pop(0)], dtype=np.int64)
+
+
+def run(game, human, opponents, lines, save_path=None, **kw):
+    out = io.StringIO()
+    result = play.play_game(
+        game,
+        human,
+        opponents,
+        display=Display(out, "plain"),
+        input_fn=stream_input(io.StringIO("".join(f"{x}\n" for x in lines)), out),
+        save_path=save_path,
+        **kw,
+    )
+    return result, out.getvalue()
+
+
+def scripted_game(opponent_chips="hidden"):
+    """Human = seat 0, who starts. After 11 decisions (the human passed 3 times): chips 8 / 10 / 13, pot 2,
+    face-up 7; player_1 holds 6, player_2 holds 5."""
+    game = Game(GameConfig(num_players=3, starting_seat=0, opponent_chips=opponent_chips))
+    game.reset(seed=0, deals=[FIXED_DEAL])
+    opponents = {1: Scripted([P, P, T, P]), 2: Scripted([P, T, P, P])}
+    return game, opponents
+
+
+def tokens(text: str) -> set[str]:
+    return set(re.findall(r"(?<![\d_])\d+(?!\d)", re.sub(r"\x1b\[[0-9;]*m", "", text)))
+
+
+def final_penalties_shown(text: str) -> list[int]:
+    """Penalties in the printed final-results table, by seat."""
+    block = text.split("== final results ==")[1]
+    rows = re.findall(r"^player_(\d) \([^)]*\)\s+(-?\d+)\s+\d", block, flags=re.M)
+    return [int(p) for _, p in sorted(rows)]
+
+
+def test_parse_command_accepts_keys_and_words_in_any_case():
+    assert [play.parse_command(s) for s in ("t", " TAKE ", "P", "pass", "h", "Help", "?", "q", "QUIT")] == [
+        "take", "take", "pass", "pass", "help", "help", "help", "quit", "quit"
+    ]  # fmt: skip
+    assert [play.parse_command(s) for s in ("", "tak", "x", "take it", "1")] == [None] * 5
+
+
+def test_complete_scripted_game(tmp_path: Path):
+    # Human (seat 0) takes 10, passes on 4; never-take passes; always-take takes 4 with 2 chips and the rest.
+    cfg = GameConfig(num_players=3, lowest_card=3, highest_card=10, num_removed=2, starting_chips=2, starting_seat=0)
+    game = Game(cfg)
+    game.reset(seed=0, deals=[Deal(deck=(10, 4, 5, 9, 3, 8), removed_hidden=(6, 7))])
+    path = tmp_path / "g.json"
+    result, text = run(game, 0, {1: NeverTakePolicy(), 2: AlwaysTakePolicy()}, ["t", "p"], path, seed=0)
+
+    assert result.finished and result.saved_to == path
+    assert game.final_penalties() == [10 - 1, -1, 3 + 8 - 4]
+    assert "you took 10 with 0 chips" in text
+    assert "you passed on 4 (pot now 1)" in text
+    assert "player_1 passed on 4 (pot now 2)" in text
+    assert "player_2 took 4 with 2 chips" in text
+    assert "player_2 took 8 with 0 chips" in text
+    assert final_penalties_shown(text) == [9, -1, 7]
+    assert re.search(r"player_1 \(never-take\)\s+-1\s+1 \(winner\)", text)
+    assert "winner: player_1 (never-take)" in text
+    saved = GameRecord.load(path)
+    assert saved.penalties == (9, -1, 7)
+    assert saved.agents == ("human", "never-take", "always-take")
+    assert saved.actions == (T, P, P, T, T, T, T, T)
+
+
+def test_bad_input_is_refused_and_asked_again(tmp_path: Path):
+    game, opponents = scripted_game()
+    path = tmp_path / "unused.json"
+    result, text = run(game, 0, opponents, ["banana", "", "  P  ", "q", "maybe", "n"], save_path=path)
+    assert "unknown command 'banana': type t (take), p (pass), h (help) or q (quit)" in text
+    assert "no command: type t" in text
+    assert "please answer y or n" in text
+    assert [h.action for h in game.history[:1]] == [PASS]  # only the valid "P" became an action
+    assert not result.finished and result.saved_to is None
+    assert not path.exists() and "not saved" in text
+
+
+def test_pass_at_zero_chips_is_refused_with_the_reason():
+    game = Game(GameConfig(num_players=3, starting_chips=0, starting_seat=0))
+    game.reset(seed=0, deals=[FIXED_DEAL])
+    result, text = run(game, 0, {1: HeuristicPolicy(), 2: HeuristicPolicy()}, ["p", "pass", "t"] + ["t"] * 30)
+    assert text.count("you cannot pass: you have no chips left, so you must take the card (t)") == 2
+    assert "pass: not allowed, you have no chips" in text
+    assert game.history[0].seat == 0 and game.history[0].action == TAKE
+    assert result.finished and all(h.action == TAKE for h in game.history)
+
+
+def test_help_lists_the_commands():
+    game, opponents = scripted_game()
+    _, text = run(game, 0, opponents, ["h", "q"])
+    assert "t, take" in text and "p, pass" in text and "q, quit" in text
+
+
+def test_quit_and_save_writes_a_replayable_unfinished_record(tmp_path: Path):
+    game, opponents = scripted_game()
+    path = tmp_path / "sub" / "quit.json"
+    result, text = run(game, 0, opponents, ["p", "p", "p", "q", "y"], path, seed=0)
+    assert not result.finished and result.saved_to == path
+    assert f"game saved to {path}" in text
+    rec = GameRecord.load(path)
+    assert rec.penalties is None
+    assert rec.actions == (P, P, P, P, P, T, P, P, T, P, P)
+    assert rec.deals == (FIXED_DEAL,)
+    again = replay(rec)
+    assert again.chips == [8, 10, 13] and again.pot == 2 and again.face_up_card == 7
+
+
+def test_end_of_input_quits_without_saving_or_crashing(tmp_path: Path):
+    game, opponents = scripted_game()
+    path = tmp_path / "eof.json"
+    result, text = run(game, 0, opponents, ["p"], path)
+    assert not result.finished and result.saved_to is None and not path.exists()
+    assert result.record.actions == (P, P, P) and "bye" in text
+
+
+def last_turn(text: str) -> str:
+    """The table and messages shown for the human's last decision."""
+    return text.split("since your last decision:")[-1].split("your move")[0]
+
+
+@pytest.mark.parametrize("style", ["plain", "rich"])
+def test_seat_view_hides_removed_cards_future_deck_and_opponents_chips(style):
+    game, opponents = scripted_game()
+    out = io.StringIO()
+    lines = io.StringIO("p\np\np\nq\n")
+    play.play_game(game, 0, opponents, display=Display(out, style), input_fn=stream_input(lines, out), save_path=None)
+    text = out.getvalue()
+    assert game.chips == [8, 10, 13] and game.face_up_card == 7  # the state the last turn showed
+    seen = tokens(text)
+    assert not seen & {str(c) for c in REMOVED}
+    assert not seen & {"24", "25", "26"}  # the next three cards of the deck
+    assert "removed face down" not in text and "deck (next first)" not in text
+    turn = tokens(last_turn(text))
+    assert {"7", "8", "2"} <= turn  # face-up card, own chips, pot
+    assert not turn & {"10", "13"}  # opponents' chips
+
+
+def test_visible_chips_variant_shows_opponents_chips():
+    game, opponents = scripted_game(opponent_chips="visible")
+    _, text = run(game, 0, opponents, ["p", "p", "p", "q"])
+    assert {"10", "13"} <= tokens(last_turn(text))
+    assert not tokens(text) & {str(c) for c in REMOVED}
+
+
+def test_saved_record_replays_to_the_penalties_shown(tmp_path: Path):
+    game = Game(GameConfig(num_players=4))
+    game.reset(seed=11)
+    opponents = {1: HeuristicPolicy(), 2: HeuristicPolicy(), 3: NeverTakePolicy()}
+    # Pass and take in turn; at 0 chips the pass is refused and the take goes through.
+    result, text = run(game, 0, opponents, ["p", "t"] * 200, tmp_path / "full.json", seed=11)
+    assert result.finished
+    shown = final_penalties_shown(text)
+    assert shown == game.final_penalties()
+    assert list(replay(GameRecord.load(tmp_path / "full.json")).final_penalties()) == shown
+
+
+def test_match_shows_totals_between_deals(tmp_path: Path):
+    cfg = GameConfig(num_players=3, lowest_card=3, highest_card=8, num_removed=1, starting_chips=2, num_deals=2)
+    game = Game(cfg)
+    game.reset(seed=5)
+    result, text = run(game, 0, {1: NeverTakePolicy(), 2: AlwaysTakePolicy()}, ["p", "t"] * 40, tmp_path / "m.json")
+    assert result.finished
+    assert "== deal 1/2 over ==" in text and "== deal 2/2 over ==" in text
+    assert "deal 2 starts" in text
+    first, second = game.deal_penalties
+    block = text.split("== deal 1/2 over ==")[1].split("deal 2 starts")[0]
+    for seat in range(3):  # penalty of deal 1, then the match total so far (equal after one deal)
+        assert re.search(rf"player_{seat} .*\s{first[seat]}\s+{first[seat]}$", block, flags=re.M)
+    final = text.split("== final results ==")[1]
+    for seat in range(3):
+        total = first[seat] + second[seat]
+        assert re.search(rf"^player_{seat} .*\s{first[seat]}\s+{second[seat]}\s+{total}\s", final, flags=re.M)
+    assert GameRecord.load(tmp_path / "m.json").penalties == tuple(game.final_penalties())
+
+
+def test_main_plays_and_saves(tmp_path: Path):
+    out = io.StringIO()
+    path = tmp_path / "cli.json"
+    argv = ["--opponents", "heuristic", "threshold:T=5", "--seed", "4", "--seat", "1", "--save", str(path)]
+    assert play.main(argv, input_fn=stream_input(io.StringIO("t\n" * 30), out), out=out) == 0
+    rec = GameRecord.load(path)
+    assert rec.agents == ("heuristic", "human", "threshold:T=5")
+    assert rec.seed == 4 and rec.penalties is not None
+    assert "player_1: you" in out.getvalue()
+
+
+def test_main_default_path_and_seat_come_from_the_seed(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    for _ in range(2):
+        out = io.StringIO()
+        play.main(["--seed", "9", "--preset", "visible_chips"], input_fn=stream_input(io.StringIO("q\nn\n"), out),
+                  out=out)  # fmt: skip
+        outs.append(out.getvalue())
+    assert outs[0] == outs[1]  # same seat, same deal
+    out = io.StringIO()
+    play.main(["--seed", "9"], input_fn=stream_input(io.StringIO("t\n" * 30), out), out=out)
+    saved = list((tmp_path / "games").glob("nothanks__standard__9__*.json"))
+    assert len(saved) == 1 and GameRecord.load(saved[0]).penalties is not None
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--players", "4", "--opponents", "heuristic", "random"], "expected 3 specs for 4 players, got 2"),
+        (["--opponents", "heuristic", "nonsense-bot"], "policy spec 'nonsense-bot'"),
+        (["--players", "3", "--seat", "3"], "--seat: expected 0..2, got 3"),
+        (["--players", "9"], "num_players"),
+    ],
+)
+def test_main_rejects_bad_arguments(argv, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        play.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err

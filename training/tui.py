@@ -1,0 +1,246 @@
+"""Terminal output shared by :mod:`training.play` and :mod:`training.replay`.
+
+One :class:`Display` writes to one text stream: rich tables and colour when the stream is a terminal
+(and `rich <https://rich.readthedocs.io>`_ is installed), plain text otherwise, so piped output and tests
+read the same facts. The plain table is :func:`nothanks_env.render.render_table`; the rich table is built
+from the same sources, so both show exactly the same information:
+
+- a seat's view is built from :meth:`Game.seat_view` alone (plus the public history): it never shows the
+  cards removed face down, the order of the deck or chips the variant hides;
+- the full view (``seat=None``) shows everything, for replays and debugging.
+
+Names: seats are ``player_0 .. player_{n-1}``; ``names[i]`` labels seat ``i`` (e.g. ``"player_2 (you)"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal, TextIO
+
+from nothanks_env.game import PASS, Game, HistoryEntry, SeatView, card_points, mask_to_cards, ranks_and_winners
+from nothanks_env.render import format_runs, render_table
+
+try:  # rich is optional: without it every stream gets the plain fallback
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+except ImportError:  # pragma: no cover - exercised only where rich is missing
+    Console = None  # type: ignore[assignment,misc]
+
+Style = Literal["auto", "rich", "plain"]
+
+InputFn = Callable[[str], str]
+"""Shows a prompt and returns one line of input (no newline); raises EOFError at the end of input."""
+
+HUMAN = "human"
+"""Agent label of the human's seat in saved records."""
+
+HIDDEN = "?"
+
+
+def stream_input(stream: TextIO, out: TextIO) -> InputFn:
+    """An :data:`InputFn` reading lines from ``stream`` and writing prompts to ``out`` (for tests and pipes)."""
+
+    def ask(prompt: str) -> str:
+        out.write(prompt)
+        out.flush()
+        line = stream.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\r\n")
+
+    return ask
+
+
+def seat_names(num_players: int, agents: Sequence[str] | None = None, you: int | None = None) -> list[str]:
+    """Display names by seat: ``player_i``, with ``(you)`` or the agent's name in brackets.
+
+    Args:
+        num_players: seats at the table.
+        agents: optional agent label by seat (e.g. a record's ``agents``: policy specs, ``"human"``).
+        you: the human's seat, labelled ``(you)``.
+    """
+    names = []
+    for i in range(num_players):
+        label = "you" if i == you else (agents[i] if agents is not None else None)
+        names.append(f"player_{i}" + (f" ({label})" if label else ""))
+    return names
+
+
+def describe(entry: HistoryEntry, who: str) -> str:
+    """One public decision in words: ``"player_2 passed on 27 (pot now 3)"``, ``"player_3 took 27 with 4 chips"``."""
+    if entry.action == PASS:
+        return f"{who} passed on {entry.card} (pot now {entry.pot + 1})"
+    return f"{who} took {entry.card} with {entry.pot} chip{'' if entry.pot == 1 else 's'}"
+
+
+def deal_hands(game: Game, deal_index: int) -> list[list[int]]:
+    """Every seat's cards at the end of deal ``deal_index``, rebuilt from the public history."""
+    hands: list[list[int]] = [[] for _ in range(game.config.num_players)]
+    for h in game.history:
+        if h.deal_index == deal_index and h.action != PASS:
+            hands[h.seat].append(h.card)
+    return [sorted(cs) for cs in hands]
+
+
+def deal_summary(game: Game, deal_index: int, names: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a finished deal: cards, chips left, the deal's penalty and the match total so far.
+
+    Everything here is public once the deal is scored (chips are counted for the penalty).
+    """
+    pens = game.deal_penalties[deal_index]
+    totals = [sum(p[i] for p in game.deal_penalties[: deal_index + 1]) for i in range(len(pens))]
+    rows = []
+    for i, cards in enumerate(deal_hands(game, deal_index)):
+        pts = card_points(sum(1 << c for c in cards))
+        rows.append([names[i], format_runs(cards), str(pts - pens[i]), str(pens[i]), str(totals[i])])
+    return ["player", "cards", "chips", "penalty", "match total"], rows
+
+
+def final_results(game: Game, names: Sequence[str]) -> tuple[list[str], list[list[str]], list[int]]:
+    """Header, rows (penalty of each deal, total, rank) and the winning seats of a finished match."""
+    ranks, winners = ranks_and_winners(game.final_penalties())
+    multi = len(game.deal_penalties) > 1
+    deal_cols = [f"deal {d + 1}" for d in range(len(game.deal_penalties))] if multi else []
+    header = ["player", *deal_cols, "total" if multi else "penalty", "rank"]
+    rows = []
+    for i, total in enumerate(game.final_penalties()):
+        per_deal = [str(p[i]) for p in game.deal_penalties] if multi else []
+        rank = f"{ranks[i]:g}" + (" (winner)" if i in winners else "")
+        rows.append([names[i], *per_deal, str(total), rank])
+    return header, rows, winners
+
+
+def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns padded to their widest cell; the first two left-aligned, numbers right-aligned."""
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+    lines = []
+    for r in (header, *rows):
+        cells = [c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+class Display:
+    """Writes play and replay output to ``out``: rich when it is a terminal, plain text otherwise.
+
+    Args:
+        out: the text stream (``sys.stdout``, or an ``io.StringIO`` in tests).
+        style: ``"auto"`` (rich iff ``out.isatty()`` and rich is installed), ``"rich"`` or ``"plain"``.
+
+    Raises:
+        ValueError: on an unknown style, or ``"rich"`` when rich is not installed.
+    """
+
+    def __init__(self, out: TextIO, style: Style = "auto") -> None:
+        if style not in ("auto", "rich", "plain"):
+            raise ValueError(f"style: expected 'auto', 'rich' or 'plain', got {style!r}")
+        if style == "rich" and Console is None:
+            raise ValueError("style: 'rich' needs the rich package (pip install rich)")
+        isatty = getattr(out, "isatty", lambda: False)()
+        self.out = out
+        self.rich = Console is not None and (style == "rich" or (style == "auto" and isatty))
+        self.console = Console(file=out, force_terminal=True, highlight=False) if self.rich else None
+
+    def line(self, text: str = "", style: str | None = None) -> None:
+        """One line of text; ``style`` is a rich style (``"bold red"``) ignored in plain mode."""
+        if self.console is not None:
+            self.console.print(Text(text, style=style or ""))
+        else:
+            self.out.write(text + "\n")
+        self.out.flush()
+
+    def heading(self, text: str) -> None:
+        """A section heading: a rule on a terminal, ``== text ==`` in plain text."""
+        if self.console is not None:
+            self.console.rule(text)
+        else:
+            self.line(f"== {text} ==")
+
+    def grid(self, header: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None) -> None:
+        """A small table of strings (deal summaries, final results)."""
+        if self.console is None:
+            if title:
+                self.line(title)
+            self.line(plain_table(header, rows))
+            return
+        table = Table(title=title, title_justify="left")
+        for i, h in enumerate(header):
+            table.add_column(h, justify="left" if i < 2 else "right")
+        for r in rows:
+            table.add_row(*r)
+        self.console.print(table)
+
+    def table(self, game: Game, *, seat: int | None, names: Sequence[str]) -> None:
+        """The table now: from ``seat``'s view (hidden information hidden), or everything if ``seat`` is None."""
+        if self.console is None:
+            view = None if seat is None else game.seat_view(seat)
+            self.line(render_table(view, game, full=seat is None))
+            return
+        if seat is None:
+            self.console.print(_rich_full_table(game, names))
+        else:
+            self.console.print(_rich_seat_table(game.seat_view(seat), names, game.is_over))
+
+
+def _title(deal_index: int, num_deals: int, face_up: int | None, pot: int, left: int) -> Text:
+    t = Text(f"deal {deal_index + 1}/{num_deals}   ")
+    if face_up is None:
+        return t.append("match over", style="bold")
+    t.append("face-up card ").append(f" {face_up} ", style="bold black on yellow")
+    return t.append(f"  pot {pot}   cards left in deck {left}")
+
+
+def _new_table(title: Text, multi: bool) -> Table:
+    table = Table(title=title, title_justify="left", caption_justify="left")
+    for name, justify in (("", "left"), ("player", "left"), ("chips", "right"), ("cards", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for name in ("points", "penalty") + (("match",) if multi else ()):
+        table.add_column(name, justify="right")
+    return table
+
+
+def _rich_seat_table(view: SeatView, names: Sequence[str], over: bool) -> Table:
+    """Built from the seat view only, so nothing hidden from that seat can reach the screen."""
+    cfg = view.config
+    table = _new_table(_title(view.deal_index, view.num_deals, view.face_up_card, view.pot, view.cards_in_deck),
+                       cfg.num_deals > 1)  # fmt: skip
+    for i in range(view.num_players):
+        chips = view.chips[i]
+        mark = ">" if view.current_seat == i else ""
+        cells = [mark, names[i], HIDDEN if chips is None else str(chips), format_runs(view.cards[i]),
+                 str(view.card_points[i]), HIDDEN if chips is None else str(view.card_points[i] - chips)]  # fmt: skip
+        if cfg.num_deals > 1:
+            cells.append(str(view.match_penalties[i]))
+        table.add_row(*cells, style="bold cyan" if i == view.seat else None)
+    notes = [f"your chips: {view.own_chips}"]
+    if view.removed_face_up:
+        notes.append(f"removed face up: {format_runs(view.removed_face_up)}")
+    if any(c is None for c in view.chips):
+        notes.append(f"{HIDDEN} = chips hidden by the rules")
+    if over:
+        notes.append("final chips are counted in the results below")
+    table.caption = "   ".join(notes)
+    return table
+
+
+def _rich_full_table(game: Game, names: Sequence[str]) -> Table:
+    cfg = game.config
+    over = game.is_over
+    left = 0 if over else len(game.deck) - 1
+    table = _new_table(_title(game.deal_index, cfg.num_deals, game.face_up_card, game.pot, left), cfg.num_deals > 1)
+    for i in range(cfg.num_players):
+        pts = card_points(game.cards[i])
+        cells = [">" if not over and game.current_seat == i else "", names[i], str(game.chips[i]),
+                 format_runs(mask_to_cards(game.cards[i])), str(pts), str(pts - game.chips[i])]  # fmt: skip
+        if cfg.num_deals > 1:
+            cells.append(str(game.match_penalties[i]))
+        table.add_row(*cells)
+    notes = ["full view: hidden information shown"]
+    if cfg.removed_face_up:
+        notes.append(f"removed face up: {format_runs(cfg.removed_face_up)}")
+    if not over:
+        notes.append(f"deck (next first): {' '.join(map(str, game.deck[1:])) or '-'}")
+        notes.append(f"removed face down: {' '.join(map(str, game.removed_hidden)) or '-'}")
+    table.caption = "\n".join(notes)
+    return table
