@@ -133,7 +133,7 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
                 f"':key=value,...', a shipped checkpoint ({', '.join(shipped) or 'none shipped'}), "
                 "an existing checkpoint path, or module:attr"
             )
-        policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(shipped[spec]))
+        policy = _checkpoints(spec).load_checkpoint_policy(spec)  # the short name labels the policy
     if seed is not None and callable(getattr(policy, "seed", None)):
         policy.seed(seed)
     want = getattr(policy, "num_players", None)

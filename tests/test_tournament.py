@@ -1,0 +1,56 @@
+"""League and ratings: a stronger bot rates above a weaker one; outputs are written."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from nothanks_env.baselines import NeverTakePolicy, RandomPolicy, ThresholdPolicy
+from training import tournament as tm
+
+
+def test_ratings_follow_ranks_exactly():
+    # policy 0 always first, 1 and 2 always tied second, 3 always last; seats rotate.
+    seating = np.array([[0, 1, 2], [1, 2, 3], [3, 0, 1], [2, 3, 0]] * 30)
+    score = np.array([0, 5, 5, 9])
+    ratings = tm.rate_games(4, seating, score[seating], seed=0)
+    mu = [r.mu for r in ratings]
+    assert mu[0] > mu[1] > mu[3] and mu[0] > mu[2] > mu[3]
+    assert abs(mu[1] - mu[2]) < 1.0  # tied every time they met; they differ only by update order
+    assert all(r.sigma < 25 / 3 for r in ratings)
+
+
+def test_stronger_bot_rates_above_weaker_with_outputs(tmp_path):
+    pool = [RandomPolicy(), ThresholdPolicy(), NeverTakePolicy()]
+    res = tm.tournament(pool, num_players=3, games=600, seed=0)
+    assert [r.stats.name for r in res.rows] == ["threshold", "never-take", "random"]
+    top, last = res["threshold"], res["random"]
+    assert top.rating.mu - 2 * top.rating.sigma > last.rating.mu + 2 * last.rating.sigma
+    assert top.stats.win_rate_ci[0] > last.stats.win_rate_ci[1]
+    assert top.stats.games == 600  # a pool of three at a table of three: everyone plays every game
+    res.write(tmp_path)
+    md = (tmp_path / "leaderboard.md").read_text()
+    assert md.splitlines()[2].startswith("| 1 | threshold |")
+    data = json.loads((tmp_path / "leaderboard.json").read_text())
+    assert [r["name"] for r in data["rows"]] == ["threshold", "never-take", "random"] and "ordinal" in data["rows"][0]
+    assert "mu" in (tmp_path / "leaderboard.csv").read_text().splitlines()[0]
+    assert (tmp_path / "ratings.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tables_draw_distinct_policies_and_rotate_seats():
+    pool = [ThresholdPolicy(T=t) for t in (0, 4, 8, 12, 16)]
+    res = tm.tournament(pool, num_players=3, games=3000, seed=1)
+    games = [r.stats.games for r in res.rows]
+    assert sum(games) == 3 * 3000
+    assert min(games) > 0.9 * 1800  # each of 5 policies is in 3/5 of the tables
+    with pytest.raises(ValueError, match="at least 3"):
+        tm.tournament(pool[:2], num_players=3, games=3, seed=0)
+
+
+def test_cli(tmp_path, capsys):
+    tm.main(["--players", "4", "--policies", "random", "threshold", "never-take", "threshold:T=2",
+             "--games", "40", "--out", str(tmp_path), "--no-progress"])  # fmt: skip
+    assert "| 1 |" in capsys.readouterr().out
+    assert (tmp_path / "ratings.png").exists()

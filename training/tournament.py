@@ -1,0 +1,234 @@
+"""League of policies: games drawn from a pool, seats rotated, Plackett-Luce ratings with uncertainty.
+
+Method:
+
+- **Tables**: each deal seats ``num_players`` distinct policies drawn uniformly from the pool (in random
+  order), and is played once per cyclic rotation of them (duplicate deals: every drawn policy meets the
+  same cards from every seat). ``games`` is rounded up to a multiple of ``num_players``. All tables are
+  played batched through :func:`training.evaluate.run_games`.
+- **Ratings**: openskill's Plackett-Luce model (default parameters: μ₀ = 25, σ₀ = 25/3, τ = 25/300)
+  updates after every game, in a random order fixed by the seed, with the game's ranks by penalty (ties
+  share a rank). The leaderboard is sorted by the conservative rating ``ordinal = μ − 3σ``.
+- **Win rate and mean penalty** with 95% intervals, mean rank and per-seat win rates are computed as in
+  :mod:`training.evaluate` (averaged per deal first, Student-t interval over deals). They depend on the
+  pool a policy met, so compare them within one leaderboard only.
+
+Outputs in ``--out``: ``leaderboard.md``, ``leaderboard.csv``, ``leaderboard.json`` and ``ratings.png``
+(μ with a ±2σ bar per policy).
+
+Command line::
+
+    python -m training.tournament --players 3 --policies random never-take threshold heuristic search \\
+        --games 20000 --seed 0 --workers 2 --out runs/league-p3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from nothanks_env.game import GameConfig
+from nothanks_env.policy import Policy
+from training.evaluate import PolicyStats, deal_cards, run_games, summarize, unique_names, write_stats_csv
+
+
+@dataclass
+class Rating:
+    """A Plackett-Luce rating: mean ``mu``, uncertainty ``sigma`` (rating points), ``ordinal = mu - 3 sigma``."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+@dataclass
+class LeaderboardRow:
+    rating: Rating
+    stats: PolicyStats
+
+
+@dataclass
+class TournamentResult:
+    """Leaderboard rows sorted by ordinal (best first), plus what was played."""
+
+    num_players: int
+    games: int
+    seed: int
+    seconds: float
+    rows: list[LeaderboardRow] = field(default_factory=list)
+
+    def __getitem__(self, name: str) -> LeaderboardRow:
+        for r in self.rows:
+            if r.stats.name == name:
+                return r
+        raise KeyError(f"policy name: expected one of {[r.stats.name for r in self.rows]}, got {name!r}")
+
+    def markdown(self) -> str:
+        """The leaderboard as a Markdown table (win rate and penalty with 95% intervals)."""
+        lines = [
+            "| # | policy | rating μ ± σ | ordinal | win rate [95% CI] | mean penalty [95% CI] | mean rank | games |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for i, r in enumerate(self.rows, 1):
+            s, g = r.stats, r.rating
+            lines.append(
+                f"| {i} | {s.name} | {g.mu:.2f} ± {g.sigma:.2f} | {g.ordinal:.2f} | "
+                f"{s.win_rate:.3f} [{s.win_rate_ci[0]:.3f}, {s.win_rate_ci[1]:.3f}] | "
+                f"{s.mean_penalty:.2f} [{s.mean_penalty_ci[0]:.2f}, {s.mean_penalty_ci[1]:.2f}] | "
+                f"{s.mean_rank:.2f} | {s.games} |"
+            )
+        return "\n".join(lines) + "\n"
+
+    def write(self, out: pathlib.Path) -> None:
+        """Write leaderboard.md/.csv/.json and ratings.png into directory ``out`` (created if missing)."""
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "leaderboard.md").write_text(self.markdown())
+        extra = [{"mu": r.rating.mu, "sigma": r.rating.sigma, "ordinal": r.rating.ordinal} for r in self.rows]
+        write_stats_csv(str(out / "leaderboard.csv"), [r.stats for r in self.rows], extra)
+        data = {
+            "num_players": self.num_players,
+            "games": self.games,
+            "seed": self.seed,
+            "seconds": self.seconds,
+            "rows": [asdict(r.stats) | e for r, e in zip(self.rows, extra)],
+        }
+        (out / "leaderboard.json").write_text(json.dumps(data, indent=2))
+        plot_ratings(self, out / "ratings.png")
+
+
+def plot_ratings(result: TournamentResult, path: pathlib.Path) -> None:
+    """PNG of each policy's μ with a ±2σ error bar (≈95%), best at the top."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = result.rows[::-1]
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
+    y = np.arange(len(rows))
+    ax.errorbar([r.rating.mu for r in rows], y, xerr=[2 * r.rating.sigma for r in rows], fmt="o", capsize=4)
+    ax.set_yticks(y, [r.stats.name for r in rows])
+    ax.set_xlabel("Plackett-Luce rating μ (bars: ±2σ)")
+    ax.set_title(f"{result.num_players} players, {result.games} games")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def rate_games(num_policies: int, seating: np.ndarray, penalties: np.ndarray, seed: int) -> list[Rating]:
+    """Plackett-Luce ratings after every game, played through in a seeded random order.
+
+    Args:
+        num_policies: size of the pool.
+        seating: int (G, P), policy index at each seat (distinct within a game).
+        penalties: int (G, P), final penalties (lower is better; equal penalties share a rank).
+        seed: fixes the order of the updates.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating() for _ in range(num_policies)]
+    for g in np.random.default_rng(seed).permutation(len(seating)):
+        teams = [[ratings[j]] for j in seating[g]]
+        new = model.rate(teams, ranks=[float(x) for x in penalties[g]])
+        for j, team in zip(seating[g], new):
+            ratings[j] = team[0]
+    return [Rating(r.mu, r.sigma) for r in ratings]
+
+
+def tournament(
+    policies: Sequence[Policy],
+    *,
+    num_players: int,
+    games: int,
+    seed: int,
+    config: GameConfig | None = None,
+    workers: int = 1,
+    progress: bool = False,
+) -> TournamentResult:
+    """Play a league among ``policies`` and rate them (method in the module docstring).
+
+    Args:
+        policies: the pool, at least ``num_players`` distinct policies.
+        num_players: table size.
+        games: games to play, rounded up to a multiple of ``num_players``.
+        seed: fixes tables, deals, policies' RNGs and the rating order.
+        config: rule variant (default: standard rules); ``num_deals`` must be 1.
+        workers, progress: as for :func:`training.evaluate.evaluate`.
+
+    Raises:
+        ValueError: if the pool is smaller than the table or the config does not match.
+    """
+    config = config or GameConfig(num_players=num_players)
+    if config.num_players != num_players or config.num_deals != 1:
+        raise ValueError(f"config: expected {num_players} players and 1 deal, got {config}")
+    n = len(policies)
+    if n < num_players:
+        raise ValueError(f"policies: expected at least {num_players} for {num_players}-player tables, got {n}")
+    rng = np.random.default_rng(seed)
+    deals = -(-games // num_players)
+    lineup = np.argsort(rng.random((deals, n)), axis=1)[:, :num_players]  # P distinct policies, random order
+    deck, removed = deal_cards(config, deals, rng)
+    deal = np.repeat(np.arange(deals), num_players)
+    rot = np.tile(np.arange(num_players), deals)
+    seats = np.arange(num_players)
+    seating = lineup[deal[:, None], (seats[None, :] - rot[:, None]) % num_players]
+    start = time.perf_counter()
+    penalties = run_games(
+        list(policies),
+        config,
+        deck[deal],
+        removed[deal],
+        seating,
+        seed=seed,
+        workers=workers,
+        progress=progress,
+        desc="league",
+    )
+    seconds = time.perf_counter() - start
+    ratings = rate_games(n, seating, penalties, seed)
+    stats = summarize(unique_names(policies), ["pool"] * n, penalties, seating, deal)
+    rows = sorted((LeaderboardRow(r, s) for r, s in zip(ratings, stats)), key=lambda r: -r.rating.ordinal)
+    return TournamentResult(num_players, len(seating), seed, seconds, rows)
+
+
+def main(argv: Sequence[str] | None = None) -> TournamentResult:
+    from training.specs import load_policy
+
+    ap = argparse.ArgumentParser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, default=3, help="table size, 3..7")
+    ap.add_argument("--policies", nargs="+", required=True, help="policy specs of the pool (see training.specs)")
+    ap.add_argument("--games", type=int, default=20000, help="games (rounded up to a multiple of --players)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1, help="processes (use the core count for speed)")
+    ap.add_argument("--out", type=pathlib.Path, required=True, help="directory for the leaderboard files")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    pool = [load_policy(s, num_players=args.players) for s in args.policies]
+    t0 = time.perf_counter()
+    result = tournament(
+        pool,
+        num_players=args.players,
+        games=args.games,
+        seed=args.seed,
+        workers=args.workers,
+        progress=not args.no_progress,
+    )
+    result.write(args.out)
+    print(result.markdown())
+    print(f"{result.games} games in {result.seconds:.1f} s; total {time.perf_counter() - t0:.1f} s; wrote {args.out}")
+    return result
+
+
+if __name__ == "__main__":
+    main()
