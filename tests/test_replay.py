@@ -1,0 +1,206 @@
+"""Replaying records in the terminal (training.replay): hidden information, navigation, probabilities."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_play import DECK, REMOVED, run, scripted_game, tokens
+
+from nothanks_env.baselines import NeverTakePolicy, RandomPolicy
+from nothanks_env.game import PASS, TAKE, Game, GameConfig
+from nothanks_env.policy import Policy
+from nothanks_env.records import GameRecord, record_from_game
+from training import replay as rp
+from training.tui import Display, stream_input
+
+
+@pytest.fixture
+def quit_record(tmp_path: Path) -> Path:
+    """The scripted game of test_play, quit and saved after 11 decisions (chips then 8 / 10 / 13, pot 2)."""
+    game, opponents = scripted_game()
+    path = tmp_path / "quit.json"
+    run(game, 0, opponents, ["p", "p", "p", "q", "y"], path, seed=0)
+    return path
+
+
+@pytest.fixture
+def finished_record(tmp_path: Path) -> Path:
+    game = Game(GameConfig(num_players=3, lowest_card=3, highest_card=10, num_removed=2, starting_chips=2))
+    game.reset(seed=3)
+    while not game.is_over:
+        game.step(TAKE if game.pot >= 1 or game.chips[game.current_seat] == 0 else PASS)
+    path = tmp_path / "done.json"
+    record_from_game(game, seed=3, agents=["a", "b", "c"]).save(path)
+    return path
+
+
+def step_text(record: GameRecord, step: int, seat: int | None, style: str = "plain") -> str:
+    out = io.StringIO()
+    rp.show_step(Display(out, style), record, step, seat)
+    return out.getvalue()
+
+
+def test_game_at_rebuilds_each_step(quit_record):
+    rec = GameRecord.load(quit_record)
+    assert rp.game_at(rec, 0).history == []
+    g = rp.game_at(rec, 11)
+    assert g.chips == [8, 10, 13] and g.pot == 2 and g.face_up_card == 7
+    assert rp.game_at(rec, 6).chips == [9, 9, 15]  # player_2 just took 5 with 5 chips
+    with pytest.raises(ValueError, match=r"step: expected 0..11, got 12"):
+        rp.game_at(rec, 12)
+
+
+@pytest.mark.parametrize("style", ["plain", "rich"])
+@pytest.mark.parametrize("step", [0, 6, 11])
+def test_seat_view_hides_removed_cards_future_deck_and_hidden_chips(quit_record, style, step):
+    rec = GameRecord.load(quit_record)
+    game = rp.game_at(rec, step)
+    hidden_cards = {str(c) for c in (*REMOVED, *DECK[3:6])}  # face-down removals and the next cards of the deck
+    for seat in range(3):
+        text = step_text(rec, step, seat, style)
+        assert not tokens(text) & hidden_cards, text
+        assert "removed face down" not in text and "deck (next first)" not in text
+        others = {str(game.chips[i]) for i in range(3) if i != seat} - {str(game.chips[seat])}
+        assert step == 0 or others, "the scenario must give the opponents chip counts of their own"
+        # At step 11 the chips are 8 / 10 / 13 and no other number on seats 0 and 1's screens equals them
+        # (seat 2 is left out: its own penalty 5 - 13 = -8 shows seat 0's chip count by coincidence).
+        if step == 11 and seat != 2:
+            assert not tokens(text) & others, text
+            assert str(game.chips[seat]) in tokens(text)
+
+
+@pytest.mark.parametrize("style", ["plain", "rich"])
+def test_full_view_shows_everything(quit_record, style):
+    rec = GameRecord.load(quit_record)
+    text = step_text(rec, 11, None, style)
+    assert {str(c) for c in REMOVED} <= tokens(text)
+    assert {"24", "25", "26", "8", "10", "13"} <= tokens(text)
+    assert "deck (next first): 24 25 26 3 4 8" in re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_step_shows_last_action_and_next_recorded_action(quit_record):
+    rec = GameRecord.load(quit_record)
+    text = step_text(rec, 6, None)
+    assert "== step 6/11   full view ==" in text
+    assert "last: player_2 took 5 with 5 chips" in text
+    assert "to act: player_2   recorded: pass" in text
+    assert "(record ends here)" in step_text(rec, 11, 0)
+
+
+def test_print_all_prints_every_step_and_the_result(finished_record):
+    rec = GameRecord.load(finished_record)
+    out = io.StringIO()
+    assert rp.main([str(finished_record), "--print-all", "--full"], out=out) == 0
+    text = out.getvalue()
+    steps = [int(s) for s in re.findall(r"^== step (\d+)/\d+", text, flags=re.M)]
+    assert steps == list(range(len(rec.actions) + 1))
+    assert text.count("deal 1 over") == 1
+    final = text.split("final results")[1]
+    for seat, pen in enumerate(rec.penalties):
+        assert re.search(rf"^player_{seat} \(\w\)\s+{pen}\s", final, flags=re.M)
+
+
+def test_default_view_is_the_human_seat(quit_record):
+    out = io.StringIO()
+    rp.main([str(quit_record), "--print-all"], out=out)
+    assert re.findall(r"view of player_\d", out.getvalue()) == ["view of player_0"] * 12
+    out = io.StringIO()
+    rp.main([str(quit_record), "--print-all", "--full"], out=out)
+    assert "view of" not in out.getvalue() and out.getvalue().count("full view ==") == 12
+
+
+def test_interactive_keys_move_and_switch_views(quit_record):
+    out = io.StringIO()
+    keys = ["n", "", "b", "g 9", "s 2", "f", "g5", "x", "g 99", "s 7", "b", "q", "n"]
+    rp.main([str(quit_record), "--seat", "1"], input_fn=stream_input(io.StringIO("\n".join(keys) + "\n"), out), out=out)
+    text = out.getvalue()
+    shown = re.findall(r"== step (\d+)/11   (full view|view of player_\d) ==", text)
+    assert shown == [
+        ("0", "view of player_1"),
+        ("1", "view of player_1"),
+        ("2", "view of player_1"),
+        ("1", "view of player_1"),
+        ("9", "view of player_1"),
+        ("9", "view of player_2"),
+        ("9", "full view"),
+        ("5", "full view"),
+        ("4", "full view"),
+    ]
+    assert "unknown command 'x': type h for help" in text
+    assert "go to which step? type g N with N in 0..11" in text
+    assert "which seat? type s N with N in 0..2" in text
+
+
+def test_interactive_ends_at_end_of_input_and_stays_in_bounds(quit_record):
+    out = io.StringIO()
+    rec = GameRecord.load(quit_record)
+    keys = io.StringIO("b\ng 11\nn\n")
+    rp.replay_loop(rec, display=Display(out, "plain"), input_fn=stream_input(keys, out), seat=0)
+    text = out.getvalue()
+    assert "already at the first step" in text and "already at the last step" in text
+    assert re.findall(r"== step (\d+)/", text) == ["0", "11"]
+
+
+def test_probabilities_of_a_deterministic_policy_are_one_hot(quit_record):
+    view = rp.game_at(GameRecord.load(quit_record), 11).seat_view(0)
+    p, source = rp.action_probabilities(NeverTakePolicy(), view)
+    assert p.tolist() == [1.0, 0.0] and source == "estimated from 32 draws"
+
+
+def test_probabilities_of_a_random_policy_are_estimated(quit_record):
+    view = rp.game_at(GameRecord.load(quit_record), 11).seat_view(0)
+    p, _ = rp.action_probabilities(RandomPolicy(seed=0), view, samples=2000)
+    assert abs(p[0] - 0.5) < 0.05 and p.sum() == pytest.approx(1.0)
+
+
+class Leaning(Policy):
+    name = "leaning"
+
+    def act_batch(self, view):
+        return np.ones(len(view), dtype=np.int64)
+
+    def action_probabilities(self, view):
+        return np.array([0.25, 0.75])
+
+
+def test_policy_probabilities_are_used_when_the_policy_gives_them(quit_record):
+    rec = GameRecord.load(quit_record)
+    view = rp.game_at(rec, 11).seat_view(0)
+    p, source = rp.action_probabilities(Leaning(), view)
+    assert p.tolist() == [0.25, 0.75] and source == "from the policy"
+    out = io.StringIO()
+    rp.show_step(Display(out, "plain"), rec, 11, 0, Leaning())
+    assert "leaning: P(pass) = 0.25   P(take) = 0.75   (from the policy)" in out.getvalue()
+
+    class Broken(Leaning):
+        def action_probabilities(self, view):
+            return np.array([0.5, 0.7])
+
+    with pytest.raises(ValueError, match="summing to 1"):
+        rp.action_probabilities(Broken(), view)
+
+
+def test_policy_option_prints_probabilities_for_the_seat_to_act(quit_record):
+    out = io.StringIO()
+    rp.main([str(quit_record), "--print-all", "--policy", "never-take"], out=out)
+    text = out.getvalue()
+    assert text.count("never-take: P(pass) = 1.00   P(take) = 0.00") == 12
+
+
+def test_main_rejects_bad_records_and_arguments(tmp_path: Path, quit_record, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something-else"}')
+    for argv, message in [
+        ([str(tmp_path / "missing.json")], "cannot replay"),
+        ([str(bad)], "format: expected 'nothanks-record'"),
+        ([str(quit_record), "--seat", "3"], "--seat: expected 0..2, got 3"),
+        ([str(quit_record), "--seat", "1", "--full"], "not allowed with argument"),
+    ]:
+        with pytest.raises(SystemExit) as e:
+            rp.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
+        assert e.value.code == 2
+        assert message in capsys.readouterr().err

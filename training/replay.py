@@ -1,0 +1,256 @@
+"""Step through a recorded game forwards and backwards in the terminal.
+
+Usage::
+
+    python -m training.replay games/nothanks__standard__7__20250101-120000.json
+    python -m training.replay game.json --seat 2 --policy heuristic
+    python -m training.replay game.json --full --print-all | less
+
+Step ``k`` is the table after the first ``k`` recorded actions (step 0: before the first decision). The
+table is shown from one seat's view, which never shows the cards removed face down, the order of the deck
+or chips the variant hides, or in the full view, which shows everything. The default is the seat of the
+human if the record names one (agent ``"human"``), else the full view.
+
+With ``--policy SPEC`` (:mod:`training.specs`) each step also shows that policy's probabilities of PASS
+and TAKE for the seat to act, computed from that seat's own view. A policy that has
+``action_probabilities(view: SeatView) -> np.ndarray`` (shape (2,), float, [P(pass), P(take)]) is asked
+for them; for any other policy they are estimated from ``--samples`` draws of its action on the same view,
+which is exact (probability 1) for deterministic policies such as the scripted baselines.
+
+Keys: ``n`` or Enter = next, ``b`` = back, ``g N`` = go to step N, ``s N`` = view of seat N, ``f`` = full
+view, ``h`` = help, ``q`` = quit. ``--print-all`` prints every step and exits (for pipes and tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from nothanks_env.game import ACTION_NAMES, Game, SeatView
+from nothanks_env.policy import Policy
+from nothanks_env.records import GameRecord, RecordError, replay
+from nothanks_env.vector import BatchView
+from training.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, seat_names
+
+DEFAULT_SAMPLES = 32
+
+HELP = """\
+n, Enter  next step          b  back one step        g N  go to step N
+s N       view of seat N     f  full view            q    quit"""
+
+
+def game_at(record: GameRecord, step: int) -> Game:
+    """The game after the first ``step`` recorded actions.
+
+    Raises:
+        ValueError: if ``step`` is not in 0..len(record.actions).
+        RecordError: if the record does not replay.
+    """
+    if not 0 <= step <= len(record.actions):
+        raise ValueError(f"step: expected 0..{len(record.actions)}, got {step}")
+    return replay(dataclasses.replace(record, actions=record.actions[:step], penalties=None))
+
+
+def _repeat(batch: BatchView, n: int) -> BatchView:
+    """``n`` copies of a batch of one (every array field repeated along the batch axis)."""
+    arrays = {
+        f.name: np.repeat(getattr(batch, f.name), n, axis=0)
+        for f in dataclasses.fields(batch)
+        if isinstance(getattr(batch, f.name), np.ndarray)
+    }
+    return dataclasses.replace(batch, **arrays, _obs_cache={})
+
+
+def action_probabilities(policy: Policy, view: SeatView, samples: int = DEFAULT_SAMPLES) -> tuple[np.ndarray, str]:
+    """The policy's probabilities of PASS and TAKE for the seat to act, and where they come from.
+
+    Args:
+        policy: any policy; its own ``action_probabilities(view)`` is used when it has one.
+        view: the view of the seat to act.
+        samples: draws of the policy's action used to estimate them otherwise.
+
+    Returns:
+        ``(p, source)``: p is float64, shape (2,), [P(pass), P(take)], summing to 1; source is a short note.
+
+    Raises:
+        ValueError: if the policy's own probabilities are not 2 non-negative numbers summing to 1.
+    """
+    own = getattr(policy, "action_probabilities", None)
+    if callable(own):
+        p = np.asarray(own(view), dtype=np.float64)
+        if p.shape != (2,) or (p < 0).any() or not np.isclose(p.sum(), 1.0):
+            raise ValueError(f"action_probabilities: expected [P(pass), P(take)] summing to 1, got {p!r}")
+        return p, "from the policy"
+    actions = np.asarray(policy.act_batch(_repeat(BatchView.from_seat_view(view), samples)))
+    counts = np.bincount(actions, minlength=2)
+    return counts / samples, f"estimated from {samples} draws"
+
+
+def show_step(
+    display: Display,
+    record: GameRecord,
+    step: int,
+    seat: int | None,
+    policy: Policy | None = None,
+    samples: int = DEFAULT_SAMPLES,
+) -> None:
+    """Print step ``step`` of ``record`` from ``seat``'s view (None = full view)."""
+    game = game_at(record, step)
+    cfg = record.config
+    names = seat_names(cfg.num_players, record.agents)
+    total = len(record.actions)
+    view_label = "full view" if seat is None else f"view of player_{seat}"
+    display.heading(f"step {step}/{total}   {view_label}")
+    if step == 0:
+        display.line("start of the game")
+    else:
+        last = game.history[step - 1]
+        display.line("last: " + describe(last, f"player_{last.seat}"))
+        if last.deal_index != game.deal_index or game.is_over:
+            display.grid(*deal_summary(game, last.deal_index, names), title=f"deal {last.deal_index + 1} over")
+    display.table(game, seat=seat, names=names)
+    if game.is_over:
+        header, rows, winners = final_results(game, names)
+        display.grid(header, rows, title="final results")
+        return
+    acting = game.current_seat
+    played = f"   recorded: {ACTION_NAMES[record.actions[step]]}" if step < total else "   (record ends here)"
+    display.line(f"to act: player_{acting}{played}")
+    if policy is not None:
+        p, source = action_probabilities(policy, game.seat_view(acting), samples)
+        display.line(f"{policy.name}: P(pass) = {p[0]:.2f}   P(take) = {p[1]:.2f}   ({source})")
+
+
+def print_all(
+    record: GameRecord, display: Display, seat: int | None, policy: Policy | None = None, samples: int = DEFAULT_SAMPLES
+) -> None:
+    """Print every step, 0..len(record.actions)."""
+    for step in range(len(record.actions) + 1):
+        show_step(display, record, step, seat, policy, samples)
+
+
+_COMMAND = re.compile(r"^([a-z]+)\s*(-?\d+)?$")
+
+
+def replay_loop(
+    record: GameRecord,
+    *,
+    display: Display,
+    input_fn: InputFn,
+    seat: int | None,
+    policy: Policy | None = None,
+    samples: int = DEFAULT_SAMPLES,
+    start: int = 0,
+) -> None:
+    """Interactive stepping (keys in the module docstring) until ``q``, end of input or Ctrl-C."""
+    total = len(record.actions)
+    n = record.config.num_players
+    step = min(max(start, 0), total)
+    show_step(display, record, step, seat, policy, samples)
+    while True:
+        try:
+            text = input_fn("[n]ext [b]ack [g N] [s N] [f]ull [h]elp [q]uit: ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            display.line("")
+            return
+        m = _COMMAND.match(text)
+        key, arg = (m.group(1), m.group(2)) if m else (text, None)
+        problem = None
+        if text == "" or key in ("n", "next"):
+            problem = "already at the last step" if step == total else None
+            step = min(step + 1, total)
+        elif key in ("b", "back"):
+            problem = "already at the first step" if step == 0 else None
+            step = max(step - 1, 0)
+        elif key in ("g", "go"):
+            if arg is None or not 0 <= int(arg) <= total:
+                problem = f"go to which step? type g N with N in 0..{total}"
+            else:
+                step = int(arg)
+        elif key in ("s", "seat"):
+            if arg is None or not 0 <= int(arg) < n:
+                problem = f"which seat? type s N with N in 0..{n - 1}"
+            else:
+                seat = int(arg)
+        elif key in ("f", "full"):
+            seat = None
+        elif key in ("h", "help", "?"):
+            display.line(HELP)
+            continue
+        elif key in ("q", "quit"):
+            return
+        else:
+            problem = f"unknown command {text[:20]!r}: type h for help"
+        if problem:
+            display.line(problem, style="red")
+            continue
+        show_step(display, record, step, seat, policy, samples)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m training.replay",
+        description="Step through a recorded No Thanks! game forwards and backwards.",
+        epilog="keys: n/Enter next, b back, g N go to step, s N seat view, f full view, h help, q quit",
+    )
+    p.add_argument("record", type=Path, help="a game record (JSON), e.g. saved by training.play")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--seat", type=int, help="show this seat's view (default: the human's seat if recorded)")
+    view.add_argument("--full", action="store_true", help="show everything, hidden information included")
+    p.add_argument("--policy", metavar="SPEC", help="show this policy's action probabilities for the seat to act")
+    p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES,
+                   help=f"draws per step to estimate probabilities (default {DEFAULT_SAMPLES})")  # fmt: skip
+    p.add_argument("--step", type=int, default=0, help="step to start at (default 0)")
+    p.add_argument("--print-all", action="store_true", help="print every step and exit")
+    p.add_argument("--plain", action="store_true", help="plain text even on a terminal")
+    return p
+
+
+def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: TextIO | None = None) -> int:
+    """Entry point; returns the exit status. Bad arguments or an unreadable record exit with 2."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        record = GameRecord.load(args.record)
+        game_at(record, len(record.actions))  # check that it replays before showing anything
+    except (OSError, RecordError) as e:
+        parser.error(f"cannot replay {args.record}: {e}")
+    n = record.config.num_players
+    if args.seat is not None and not 0 <= args.seat < n:
+        parser.error(f"--seat: expected 0..{n - 1}, got {args.seat}")
+    if args.samples < 1:
+        parser.error(f"--samples: expected >= 1, got {args.samples}")
+    seat: int | None = args.seat
+    if seat is None and not args.full and record.agents is not None and HUMAN in record.agents:
+        seat = record.agents.index(HUMAN)
+    policy = None
+    if args.policy:
+        from training.specs import load_policy
+
+        try:
+            policy = load_policy(args.policy, num_players=n, seed=0)
+        except (ValueError, FileNotFoundError) as e:
+            parser.error(str(e))
+    display = Display(out or sys.stdout, "plain" if args.plain else "auto")
+    if args.print_all:
+        try:
+            print_all(record, display, seat, policy, args.samples)
+        except BrokenPipeError:  # piped into head: stop quietly (the Python docs' recipe, "Note on SIGPIPE")
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
+    else:
+        replay_loop(record, display=display, input_fn=input_fn, seat=seat, policy=policy, samples=args.samples,
+                    start=args.step)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
