@@ -252,3 +252,17 @@ def test_main_rejects_bad_arguments(argv, message, capsys):
         play.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
     assert e.value.code == 2
     assert message in capsys.readouterr().err
+
+
+class Bare:
+    """A user policy with nothing but act_batch (what training.specs accepts from module:attr)."""
+
+    def act_batch(self, view):
+        return np.full(len(view), TAKE, dtype=np.int64)
+
+
+def test_opponents_need_only_act_batch():
+    game, _ = scripted_game()
+    result, _ = run(game, 0, {1: Bare(), 2: Bare()}, ["p", "p"])
+    assert result.finished and result.record.agents == ("human", "Bare", "Bare")
+    assert game.history[1].seat == 1 and game.history[1].action == TAKE

@@ -36,7 +36,8 @@ from nothanks_env.game import PASS, TAKE, Game, RuleError
 from nothanks_env.policy import Policy
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
-from training.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, seat_names
+from nothanks_env.vector import BatchView
+from training.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
 COMMANDS: dict[str, str] = {
     "t": "take",
@@ -98,7 +99,7 @@ def play_game(
     Args:
         game: a game after :meth:`Game.reset`; it is stepped in place.
         human_seat: the seat the human plays, 0..num_players-1.
-        opponents: a policy for every other seat.
+        opponents: a policy for every other seat (a :class:`Policy`, or any object with ``act_batch``).
         display: where the table and messages go.
         input_fn: reads the human's commands (see :data:`InputFn`); EOF or Ctrl-C counts as quit.
         save_path: where to save the record at the end or on a confirmed quit; None = never save.
@@ -117,11 +118,12 @@ def play_game(
     if sorted(opponents) != others:
         raise ValueError(f"opponents: expected policies for seats {others}, got seats {sorted(opponents)}")
     if agents is None:
-        agents = [HUMAN if i == human_seat else opponents[i].name for i in range(n)]
+        agents = [HUMAN if i == human_seat else policy_name(opponents[i]) for i in range(n)]
     names = seat_names(n, agents, you=human_seat)
     who = [("you" if i == human_seat else f"player_{i}") for i in range(n)]
     for policy in opponents.values():
-        policy.reset()
+        if callable(getattr(policy, "reset", None)):  # user policies (module:attr) need only act_batch
+            policy.reset()
     shown = len(game.history)  # history before this index has been shown to the human
 
     def show_events(heading: str) -> None:
@@ -146,7 +148,8 @@ def play_game(
     while not game.is_over:
         seat = game.current_seat
         if seat != human_seat:
-            after_step(game.step(opponents[seat].act(game.seat_view(seat))))
+            view = BatchView.from_seat_view(game.seat_view(seat))
+            after_step(game.step(int(opponents[seat].act_batch(view)[0])))
             continue
         display.line("")
         show_events("since your last decision:")

@@ -38,7 +38,7 @@ from nothanks_env.game import ACTION_NAMES, Game, SeatView
 from nothanks_env.policy import Policy
 from nothanks_env.records import GameRecord, RecordError, replay
 from nothanks_env.vector import BatchView
-from training.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, seat_names
+from training.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
 DEFAULT_SAMPLES = 32
 
@@ -126,7 +126,7 @@ def show_step(
     display.line(f"to act: player_{acting}{played}")
     if policy is not None:
         p, source = action_probabilities(policy, game.seat_view(acting), samples)
-        display.line(f"{policy.name}: P(pass) = {p[0]:.2f}   P(take) = {p[1]:.2f}   ({source})")
+        display.line(f"{policy_name(policy)}: P(pass) = {p[0]:.2f}   P(take) = {p[1]:.2f}   ({source})")
 
 
 def print_all(

@@ -52,6 +52,11 @@ def stream_input(stream: TextIO, out: TextIO) -> InputFn:
     return ask
 
 
+def policy_name(policy: object) -> str:
+    """A policy's display name: its ``name`` attribute, else its class name (user policies need not set one)."""
+    return str(getattr(policy, "name", type(policy).__name__))
+
+
 def seat_names(num_players: int, agents: Sequence[str] | None = None, you: int | None = None) -> list[str]:
     """Display names by seat: ``player_i``, with ``(you)`` or the agent's name in brackets.
 
