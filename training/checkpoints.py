@@ -1,0 +1,403 @@
+"""Checkpoints: atomic save, safe load, and the MLP policy that plays from them.
+
+A checkpoint is a directory::
+
+    step_000500000/
+      policy.safetensors   actor weights only (what play and evaluation need), float32
+      metadata.json        config, env version, observation layout, timesteps, eval results, versions,
+                           and the SHA-256 of every file in the directory
+      train_state.pt       (run checkpoints only) full policy + value net, optimizer, opponent pool and RNG
+                           state; plain tensors and builtins, read back with ``torch.load(weights_only=True)``
+
+It is written into a hidden ``.step_....tmp`` directory, flushed to disk and then renamed into place, so
+a killed process leaves either the complete checkpoint or a ``.tmp`` directory that nothing loads.
+
+Loading never unpickles arbitrary objects: weights come from safetensors, training state from
+``torch.load(weights_only=True)``. Full SB3 ``.zip`` files unpickle code; do not load ones you did not make.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from nothanks_env import __version__ as ENV_VERSION
+from nothanks_env import encoding as enc
+from nothanks_env.policy import Policy
+from nothanks_env.vector import BatchView
+
+CHECKPOINT_DIR: Path = Path(__file__).resolve().parent.parent / "checkpoints"
+WEIGHTS_FILE = "policy.safetensors"
+METADATA_FILE = "metadata.json"
+TRAIN_STATE_FILE = "train_state.pt"
+FORMAT_VERSION = 1
+
+SHIPPED: dict[str, Path] = {
+    "ppo-3p": CHECKPOINT_DIR / "ppo-3p",
+}
+"""Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories."""
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is incomplete, corrupted or made for another observation layout."""
+
+
+def observation_layout() -> list[list[Any]]:
+    """The current layout as ``[[piece name, size], ...]`` (stored in metadata, checked on load)."""
+    return [[p.name, p.size] for p in enc.LAYOUT]
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages a checkpoint depends on."""
+    import platform
+
+    out = {"python": platform.python_version(), "nothanks": ENV_VERSION, "numpy": np.__version__}
+    out["torch"] = torch.__version__
+    for mod in ("stable_baselines3", "sb3_contrib", "safetensors"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except ImportError:  # pragma: no cover - optional at load time
+            pass
+    return out
+
+
+# --------------------------------------------------------------------------- the policy
+
+
+class MLPPolicy(Policy):
+    """A feed-forward actor: observation -> hidden layers -> 2 logits (PASS, TAKE); batched forward.
+
+    The same network as the actor of SB3's ``MaskableActorCriticPolicy`` with ``net_arch=pi``; its
+    weights are copied from there by :func:`actor_weights`.
+
+    Args:
+        weights: ``layers.{i}.weight`` / ``layers.{i}.bias`` tensors, the last layer with 2 outputs.
+        activation: ``"relu"`` or ``"tanh"`` between hidden layers.
+        chip_memory: encode observations with every seat's chips (see :mod:`nothanks_env.encoding`); must
+            match how the weights were trained.
+        deterministic: argmax over legal logits (default); else sample from the masked softmax.
+        seed: seeds sampling.
+        name: display name.
+    """
+
+    def __init__(
+        self,
+        weights: Mapping[str, torch.Tensor],
+        *,
+        activation: str = "relu",
+        chip_memory: bool = True,
+        deterministic: bool = True,
+        seed: int | None = None,
+        name: str = "mlp",
+    ) -> None:
+        super().__init__(seed)
+        self.name = name
+        self.chip_memory = chip_memory
+        self.deterministic = deterministic
+        self.activation = activation
+        n = len(weights) // 2
+        if n < 1 or any(f"layers.{i}.{k}" not in weights for i in range(n) for k in ("weight", "bias")):
+            raise CheckpointError(f"weights: expected layers.0..layers.{n - 1} weight/bias, got {sorted(weights)}")
+        act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}.get(activation)
+        if act is None:
+            raise CheckpointError(f"activation: expected 'relu' or 'tanh', got {activation!r}")
+        mods: list[torch.nn.Module] = []
+        for i in range(n):
+            w = weights[f"layers.{i}.weight"]
+            lin = torch.nn.Linear(w.shape[1], w.shape[0])
+            mods.append(lin)
+            if i < n - 1:
+                mods.append(act())
+        self.net = torch.nn.Sequential(*mods)
+        linears = [m for m in self.net if isinstance(m, torch.nn.Linear)]
+        with torch.no_grad():
+            for i, lin in enumerate(linears):
+                lin.weight.copy_(weights[f"layers.{i}.weight"])
+                lin.bias.copy_(weights[f"layers.{i}.bias"])
+        if linears[0].in_features != enc.OBS_SIZE or linears[-1].out_features != 2:
+            raise CheckpointError(
+                f"weights: expected {enc.OBS_SIZE} inputs and 2 outputs, "
+                f"got {linears[0].in_features} and {linears[-1].out_features}"
+            )
+        self.net.eval()
+        self.net.requires_grad_(False)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Raw logits, float32 (B, 2), for observations float32 (B, OBS_SIZE)."""
+        with torch.inference_mode():
+            return self.net(torch.from_numpy(obs)).numpy()
+
+    def act_batch(self, view: BatchView) -> np.ndarray:
+        """Masked argmax (or a sample) per game: int64 (B,), PASS (0) or TAKE (1), always legal."""
+        return self.act_observation(view.observation(self.chip_memory), view.action_mask())
+
+    def act_observation(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """:meth:`act_batch` from encoded observations float32 (B, OBS_SIZE) and masks (B, 2)."""
+        logits = self.logits(obs)
+        legal = mask.astype(bool)
+        logits = np.where(legal, logits, -np.inf)
+        if self.deterministic:
+            return logits.argmax(axis=1).astype(np.int64)
+        z = logits - logits.max(axis=1, keepdims=True)
+        p_take = np.exp(z[:, 1]) / np.exp(z).sum(axis=1)
+        return (self.rng.random(len(p_take)) < p_take).astype(np.int64)
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        """The weights in the ``layers.{i}`` naming, contiguous CPU float32 copies."""
+        linears = [m for m in self.net if isinstance(m, torch.nn.Linear)]
+        out = {}
+        for i, lin in enumerate(linears):
+            out[f"layers.{i}.weight"] = lin.weight.detach().clone().contiguous()
+            out[f"layers.{i}.bias"] = lin.bias.detach().clone().contiguous()
+        return out
+
+
+def actor_weights(sb3_policy: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """Copy the actor of an SB3 ``MaskableActorCriticPolicy`` (MLP extractor + action head).
+
+    Returns:
+        ``layers.{i}.weight/bias`` float32 CPU tensors, input OBS_SIZE, output 2 logits.
+    """
+    linears = [m for m in sb3_policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    linears.append(sb3_policy.action_net)
+    out = {}
+    for i, lin in enumerate(linears):
+        out[f"layers.{i}.weight"] = lin.weight.detach().cpu().float().clone().contiguous()
+        out[f"layers.{i}.bias"] = lin.bias.detach().cpu().float().clone().contiguous()
+    return out
+
+
+# --------------------------------------------------------------------------- saving
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def save_checkpoint(
+    directory: str | Path,
+    weights: Mapping[str, torch.Tensor],
+    metadata: dict[str, Any],
+    train_state: dict[str, Any] | None = None,
+    *,
+    overwrite: bool = False,
+) -> Path:
+    """Write a checkpoint directory atomically: into ``.NAME.tmp`` beside it, then rename.
+
+    Args:
+        directory: the checkpoint directory to create.
+        weights: actor weights (``layers.{i}.*``), see :func:`actor_weights`.
+        metadata: JSON-able dict; must hold ``activation`` and ``chip_memory``. ``format``,
+            ``observation_layout``, ``env_version``, ``package_versions`` and ``files`` (SHA-256 per file)
+            are added.
+        train_state: optional tensors/builtins for resuming (saved with ``torch.save``).
+        overwrite: replace an existing checkpoint of that name (the old one stays whole until the swap).
+
+    Returns:
+        The checkpoint directory.
+
+    Raises:
+        FileExistsError: if ``directory`` exists and ``overwrite`` is false.
+    """
+    final = Path(directory)
+    if final.exists() and not overwrite:
+        raise FileExistsError(f"checkpoint {final} already exists; refusing to overwrite it")
+    for key in ("activation", "chip_memory"):
+        if key not in metadata:
+            raise CheckpointError(f"metadata: expected key {key!r}, got keys {sorted(metadata)}")
+    tmp = final.parent / f".{final.name}.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    save_file({k: v.contiguous() for k, v in weights.items()}, str(tmp / WEIGHTS_FILE))
+    files = [WEIGHTS_FILE]
+    if train_state is not None:
+        torch.save(train_state, tmp / TRAIN_STATE_FILE)
+        files.append(TRAIN_STATE_FILE)
+    meta = dict(metadata)
+    meta.update(
+        format=FORMAT_VERSION,
+        env_version=ENV_VERSION,
+        obs_size=enc.OBS_SIZE,
+        observation_layout=observation_layout(),
+        package_versions=package_versions(),
+        files={f: _sha256(tmp / f) for f in files},
+    )
+    (tmp / METADATA_FILE).write_text(json.dumps(meta, indent=2, sort_keys=False, default=str))
+    for f in [*files, METADATA_FILE]:
+        _fsync(tmp / f)
+    if final.exists():
+        old = final.parent / f".{final.name}.old"
+        if old.exists():
+            shutil.rmtree(old)
+        os.rename(final, old)
+        os.rename(tmp, final)
+        shutil.rmtree(old)
+    else:
+        os.rename(tmp, final)
+    _fsync(final.parent)
+    return final
+
+
+def copy_checkpoint(src: str | Path, dst: str | Path, *, files: tuple[str, ...] | None = None) -> Path:
+    """Copy a checkpoint atomically (e.g. to ``best``), optionally only some files (metadata always)."""
+    src, dst = Path(src), Path(dst)
+    meta = read_metadata(src)
+    keep = set(files or meta["files"]) & set(meta["files"])
+    tmp = dst.parent / f".{dst.name}.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    for f in keep:
+        shutil.copy2(src / f, tmp / f)
+    meta["files"] = {f: h for f, h in meta["files"].items() if f in keep}
+    (tmp / METADATA_FILE).write_text(json.dumps(meta, indent=2, default=str))
+    if dst.exists():
+        shutil.rmtree(dst)
+    os.rename(tmp, dst)
+    return dst
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def resolve_checkpoint(path: str | Path) -> Path:
+    """A checkpoint directory from a directory, its ``policy.safetensors`` / ``metadata.json``, or a short
+    name in :data:`SHIPPED`.
+
+    Raises:
+        FileNotFoundError: naming the path and what was expected there.
+    """
+    if isinstance(path, str) and path in SHIPPED:
+        path = SHIPPED[path]
+    p = Path(path)
+    if p.is_file() and p.name in (WEIGHTS_FILE, METADATA_FILE, TRAIN_STATE_FILE):
+        p = p.parent
+    if not p.is_dir():
+        raise FileNotFoundError(
+            f"checkpoint not found: {path} (expected a checkpoint directory with {WEIGHTS_FILE} and "
+            f"{METADATA_FILE}, or one of the shipped names {sorted(SHIPPED)})"
+        )
+    for f in (WEIGHTS_FILE, METADATA_FILE):
+        if not (p / f).is_file():
+            raise FileNotFoundError(f"checkpoint {p}: expected file {f}, which is missing")
+    return p
+
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """The metadata of a checkpoint (see :func:`resolve_checkpoint` for ``path``).
+
+    Raises:
+        FileNotFoundError: if there is no checkpoint there.
+        CheckpointError: if the metadata is not valid JSON or misses required keys.
+    """
+    p = resolve_checkpoint(path)
+    try:
+        meta = json.loads((p / METADATA_FILE).read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"checkpoint {p}: {METADATA_FILE} is corrupted ({e})") from e
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: expected a JSON object, got {type(meta).__name__}")
+    missing = [k for k in ("files", "activation", "chip_memory", "observation_layout") if k not in meta]
+    if missing:
+        raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: expected keys {missing}, which are missing")
+    return meta
+
+
+def verify_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Check every file's SHA-256 and the observation layout; return the metadata.
+
+    Raises:
+        FileNotFoundError: if the checkpoint or one of its files is missing.
+        CheckpointError: on a hash mismatch (corrupted or truncated file) or a different observation layout.
+    """
+    p = resolve_checkpoint(path)
+    meta = read_metadata(p)
+    for f, digest in meta["files"].items():
+        if not (p / f).is_file():
+            raise FileNotFoundError(f"checkpoint {p}: expected file {f}, which is missing")
+        got = _sha256(p / f)
+        if got != digest:
+            raise CheckpointError(
+                f"checkpoint {p}: {f} is corrupted (SHA-256 expected {digest[:12]}..., got {got[:12]}...)"
+            )
+    if meta["observation_layout"] != observation_layout():
+        raise CheckpointError(
+            f"checkpoint {p}: trained for observation layout {meta['observation_layout']}, "
+            f"this package encodes {observation_layout()}"
+        )
+    return meta
+
+
+def load_checkpoint_policy(
+    path: str | Path, *, deterministic: bool = True, seed: int | None = None, name: str | None = None
+) -> MLPPolicy:
+    """Build the policy of a checkpoint, reading only weights (safetensors) and metadata (JSON).
+
+    Args:
+        path: checkpoint directory, a file in it, or a shipped short name (:data:`SHIPPED`).
+        deterministic: argmax over legal actions (default), else sample.
+        seed: seeds sampling.
+        name: display name; default the shipped name or the directory name.
+
+    Returns:
+        An :class:`MLPPolicy` that encodes observations as it was trained (``chip_memory`` from metadata).
+
+    Raises:
+        FileNotFoundError: no checkpoint at ``path``.
+        CheckpointError: corrupted files or an incompatible observation layout.
+    """
+    p = resolve_checkpoint(path)
+    meta = verify_checkpoint(p)
+    try:
+        weights = load_file(str(p / WEIGHTS_FILE))
+    except (SafetensorError, OSError, ValueError) as e:
+        raise CheckpointError(f"checkpoint {p}: {WEIGHTS_FILE} cannot be read ({e})") from e
+    label = name or (str(path) if isinstance(path, str) and path in SHIPPED else p.name)
+    return MLPPolicy(
+        weights,
+        activation=meta["activation"],
+        chip_memory=bool(meta["chip_memory"]),
+        deterministic=deterministic,
+        seed=seed,
+        name=label,
+    )
+
+
+def load_train_state(path: str | Path) -> dict[str, Any]:
+    """The resume state of a run checkpoint, via ``torch.load(weights_only=True)`` after verification.
+
+    Raises:
+        FileNotFoundError: if the checkpoint has no train state.
+        CheckpointError: if it is corrupted.
+    """
+    p = resolve_checkpoint(path)
+    verify_checkpoint(p)
+    if not (p / TRAIN_STATE_FILE).is_file():
+        raise FileNotFoundError(f"checkpoint {p}: expected {TRAIN_STATE_FILE} to resume from, which is missing")
+    try:
+        return torch.load(p / TRAIN_STATE_FILE, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - torch raises several types for a bad file
+        raise CheckpointError(f"checkpoint {p}: {TRAIN_STATE_FILE} cannot be read ({e})") from e

@@ -1,0 +1,278 @@
+"""Typed, validated configuration of a self-play run: YAML files in ``configs/`` plus command-line overrides.
+
+A config is a tree of pydantic models. Every section forbids unknown keys and checks types and ranges,
+so a typo or a wrong type fails at start-up with the offending dotted key in the message, never hours
+into a run. Any value can be overridden on the command line::
+
+    python -m training.selfplay configs/selfplay.yaml --set ppo.learning_rate=1e-4 --run.seed 3
+
+Units: "steps" are *learner steps* (decisions of the training seat; SB3's ``num_timesteps``), never
+decisions of opponents.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError
+
+CONFIG_DIR: Path = Path(__file__).resolve().parent.parent / "configs"
+DEFAULT_CONFIG: Path = CONFIG_DIR / "selfplay.yaml"
+
+
+class ConfigError(ValueError):
+    """A config file or override that cannot be read or does not validate; the message names the key."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class RunSection(_Section):
+    """Run bookkeeping: name, seed, length, checkpoint cadence, output folder."""
+
+    name: str = Field("selfplay", pattern=r"^[A-Za-z0-9_.-]+$")
+    seed: int = 0
+    total_timesteps: int = Field(5_000_000, ge=1, description="learner steps in all (a resume continues to this)")
+    checkpoint_every: int = Field(500_000, ge=1, description="learner steps between checkpoints")
+    keep_checkpoints: int = Field(3, ge=1, description="periodic checkpoints kept on disk (best/final extra)")
+    runs_dir: str = "runs"
+    torch_threads: int = Field(1, ge=1, description="1: PPO slows up to 31x with more when the other core is busy")
+    progress: bool = True
+
+
+class GameSection(_Section):
+    """Rules of the games the learner plays (see :class:`nothanks_env.game.GameConfig`)."""
+
+    num_players: list[int] = Field([3], min_length=1, description="one count, or several for a mixed-count run")
+    num_removed: int = 9
+    removed_face_up: list[int] = []
+    starting_chips: int | None = None
+    lowest_card: int = 3
+    highest_card: int = 35
+    opponent_chips: Literal["hidden", "visible"] = "hidden"
+
+    @field_validator("num_players", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: Any) -> Any:
+        return [v] if isinstance(v, int) and not isinstance(v, bool) else v
+
+    @field_validator("num_players")
+    @classmethod
+    def _counts(cls, v: list[int]) -> list[int]:
+        for n in v:
+            if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+                raise ValueError(f"expected player counts in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
+        if len(set(v)) != len(v):
+            raise ValueError(f"expected distinct player counts, got {v}")
+        return v
+
+    @model_validator(mode="after")
+    def _rules_valid(self) -> GameSection:
+        for n in self.num_players:
+            try:
+                self.game_config(n)
+            except RuleError as e:
+                raise ValueError(str(e)) from e
+        return self
+
+    def game_config(self, num_players: int) -> GameConfig:
+        """The single-deal :class:`GameConfig` for ``num_players`` seats."""
+        return GameConfig(
+            num_players=num_players,
+            num_removed=self.num_removed,
+            removed_face_up=tuple(self.removed_face_up),
+            starting_chips=self.starting_chips,
+            lowest_card=self.lowest_card,
+            highest_card=self.highest_card,
+            opponent_chips=self.opponent_chips,
+        )
+
+
+class EnvSection(_Section):
+    """The learner's view of the game and its reward."""
+
+    games_per_count: int = Field(64, ge=1, description="parallel games per player count (= SB3 n_envs share)")
+    chip_memory: bool = Field(
+        True,
+        description="learner (and its snapshots) see every seat's chips, rebuilt from the public history",
+    )
+    reward: Literal["win", "penalty_diff"] = Field(
+        "win",
+        description="win: the learner's win share (1, 1/k on a k-way tie, else 0), paid when its game ends. "
+        "penalty_diff: (mean opponent penalty - own penalty) / 100; changes the objective, for experiments.",
+    )
+
+
+class PoolSection(_Section):
+    """The opponent mixture: scripted baselines and frozen snapshots of the learner.
+
+    Each opponent seat of each new game is drawn on its own. Once a snapshot exists, a share
+    ``snapshot_weight`` of seats goes to snapshots (``latest_share`` of that to the newest, the rest spread
+    evenly over the older ones) and the rest to the scripted specs in proportion to their weights.
+    """
+
+    scripted: dict[str, float] = Field({"heuristic": 1.0}, description="policy spec -> relative weight")
+    snapshot_weight: float = Field(0.5, ge=0.0, le=1.0)
+    latest_share: float = Field(0.5, ge=0.0, le=1.0)
+    snapshot_every: int = Field(250_000, ge=1, description="learner steps between snapshots")
+    max_snapshots: int = Field(8, ge=1)
+    snapshot_sample: bool = Field(True, description="snapshots sample their action (else argmax)")
+
+    @field_validator("scripted")
+    @classmethod
+    def _weights(cls, v: dict[str, float]) -> dict[str, float]:
+        if any(w < 0 for w in v.values()):
+            raise ValueError(f"expected weights >= 0, got {v}")
+        return v
+
+    @model_validator(mode="after")
+    def _something(self) -> PoolSection:
+        if sum(self.scripted.values()) <= 0:
+            raise ValueError("expected at least one scripted opponent: the pool has no snapshot at step 0")
+        return self
+
+
+class PPOSection(_Section):
+    """MaskablePPO hyperparameters (sb3-contrib); ``n_steps`` is per env, so a rollout has n_envs * n_steps."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    lr_schedule: Literal["constant", "linear"] = "linear"
+    lr_final_fraction: float = Field(0.1, ge=0.0, le=1.0, description="linear schedule ends at lr * this")
+    n_steps: int = Field(64, ge=1)
+    batch_size: int = Field(1024, ge=2)
+    n_epochs: int = Field(4, ge=1)
+    gamma: float = Field(1.0, gt=0.0, le=1.0)
+    gae_lambda: float = Field(0.95, ge=0.0, le=1.0)
+    clip_range: float = Field(0.2, gt=0.0)
+    ent_coef: float = Field(0.01, ge=0.0)
+    vf_coef: float = Field(0.5, ge=0.0)
+    max_grad_norm: float = Field(0.5, gt=0.0)
+    target_kl: float | None = None
+    net_arch: list[int] = Field([256, 256], min_length=1)
+    activation: Literal["tanh", "relu"] = "relu"
+
+
+class EvalSection(_Section):
+    """Periodic evaluation with :func:`training.evaluate.evaluate` against tables of scripted baselines."""
+
+    every: int = Field(500_000, ge=1, description="learner steps between evaluations")
+    games: int = Field(600, ge=1, description="games per opponent table in periodic evaluations")
+    final_games: int = Field(3000, ge=1, description="games per opponent table in the final evaluation")
+    opponents: list[str] = Field(["heuristic", "random"], min_length=1, description="each fills every other seat")
+    best_metric: str = Field("heuristic", description="opponent whose win rate picks the best checkpoint")
+    workers: int = Field(1, ge=1)
+
+    @model_validator(mode="after")
+    def _best_in_opponents(self) -> EvalSection:
+        if self.best_metric not in self.opponents:
+            raise ValueError(f"best_metric: expected one of {self.opponents}, got {self.best_metric!r}")
+        return self
+
+
+class Config(_Section):
+    """A whole self-play run."""
+
+    run: RunSection = RunSection()
+    game: GameSection = GameSection()
+    env: EnvSection = EnvSection()
+    pool: PoolSection = PoolSection()
+    ppo: PPOSection = PPOSection()
+    eval: EvalSection = EvalSection()
+
+    @model_validator(mode="after")
+    def _batch_fits(self) -> Config:
+        rollout = self.n_envs * self.ppo.n_steps
+        if self.ppo.batch_size > rollout:
+            raise ValueError(
+                f"ppo.batch_size: expected <= rollout size n_envs * n_steps = {rollout}, got {self.ppo.batch_size}"
+            )
+        return self
+
+    @property
+    def n_envs(self) -> int:
+        """Learner slots stepped together: ``games_per_count`` per player count."""
+        return self.env.games_per_count * len(self.game.num_players)
+
+
+def _format_errors(err: ValidationError, source: str) -> str:
+    lines = [f"invalid config {source}:"]
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        got = e.get("input")
+        if e["type"] == "extra_forbidden":
+            lines.append(f"  {key}: unknown key (check the spelling; see training/config.py)")
+        else:
+            lines.append(f"  {key}: {e['msg']} (got {got!r})")
+    return "\n".join(lines)
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """``["ppo.learning_rate=1e-4", ...]`` -> nested dict; values are parsed as YAML scalars/lists.
+
+    Raises:
+        ConfigError: for an item without ``=`` or an empty key.
+    """
+    tree: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key or any(not k for k in key.split(".")):
+            raise ConfigError(f"override: expected KEY.PATH=VALUE, got {item!r}")
+        try:
+            value = yaml.safe_load(raw) if raw != "" else ""
+        except yaml.YAMLError as e:
+            raise ConfigError(f"override {key}: value {raw!r} is not valid YAML: {e}") from e
+        node = tree
+        *parents, leaf = key.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {key}: {p} is set to a value and used as a section")
+        node[leaf] = value
+    return tree
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
+    """Read a YAML config, apply ``overrides`` (``KEY.PATH=VALUE``) and validate.
+
+    Args:
+        path: YAML file; ``None`` reads :data:`DEFAULT_CONFIG`.
+        overrides: dotted assignments applied on top of the file.
+
+    Raises:
+        ConfigError: if the file is missing or not a YAML mapping, or a key is unknown or ill-typed.
+    """
+    path = Path(path) if path is not None else DEFAULT_CONFIG
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"config file {path} is not valid YAML: {e}") from e
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path}: expected a mapping of sections, got {type(data).__name__}")
+    return config_from_dict(_merge(data, parse_overrides(overrides or [])), source=str(path))
+
+
+def config_from_dict(data: dict[str, Any], source: str = "(dict)") -> Config:
+    """Validate a nested dict into a :class:`Config`; raises :class:`ConfigError` naming each bad key."""
+    try:
+        return Config.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(_format_errors(e, source)) from None
+
+
+def dump_config(config: Config, path: str | Path) -> None:
+    """Write the resolved config as YAML (every value, defaults included)."""
+    Path(path).write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))

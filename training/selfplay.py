@@ -1,0 +1,578 @@
+"""The main job: self-play MaskablePPO with an opponent pool, checkpoints, resume, TensorBoard and evaluation.
+
+Usage::
+
+    python -m training.selfplay                                   # configs/selfplay.yaml (3 players)
+    python -m training.selfplay configs/selfplay_4p.yaml --set ppo.learning_rate=1e-4 --run.seed 3
+    python -m training.selfplay --resume runs/selfplay__0__20261129-120000
+    tensorboard --logdir runs
+
+A run writes ``runs/<name>__<seed>__<time>/``:
+
+- ``config.yaml``: the resolved config; ``events.out.tfevents.*``: TensorBoard scalars ``charts/`` (episode
+  win share and length vs the training pool, steps/s, learning rate), ``losses/``, ``eval/<opponent>/``
+  (win rate, its 95% CI bounds and mean penalty against a table of that baseline), ``pool/`` (share of
+  opponent seats drawn per member);
+- ``checkpoints/step_<timesteps>/`` every ``run.checkpoint_every`` learner steps (see
+  :mod:`training.checkpoints`), ``checkpoints/best/`` (best win rate against ``eval.best_metric``) and
+  ``checkpoints/final/``; ``evals.jsonl`` (every evaluation), ``final_eval.md`` and ``learning_curve.png``.
+
+Ctrl-C or SIGTERM stops after the current step, saves a checkpoint at the last finished PPO update and
+exits 0; ``--resume`` continues the timestep count, optimizer, opponent pool, RNG and TensorBoard curves.
+Games in flight at the stop are not saved: a resumed run deals new ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from training import checkpoints as ckpt
+from training.config import Config, ConfigError, dump_config, load_config
+
+STEP_DIR = "step_"
+
+
+# --------------------------------------------------------------------------- building blocks
+def make_pool(cfg: Config):
+    """The opponent pool: each scripted spec built once per player count via :func:`training.specs.load_policy`."""
+    from training.specs import load_policy
+    from training.vec_env import OpponentPool
+
+    scripted = {}
+    for k, (spec, weight) in enumerate(cfg.pool.scripted.items()):
+        pols = {
+            n: load_policy(spec, num_players=n, seed=cfg.run.seed * 1000 + 17 * k + n) for n in cfg.game.num_players
+        }
+        scripted[spec] = (weight, pols)
+    return OpponentPool(
+        scripted,
+        snapshot_weight=cfg.pool.snapshot_weight,
+        latest_share=cfg.pool.latest_share,
+        max_snapshots=cfg.pool.max_snapshots,
+        chip_memory=cfg.env.chip_memory,
+        activation=cfg.ppo.activation,
+        snapshot_sample=cfg.pool.snapshot_sample,
+        seed=cfg.run.seed + 7,
+    )
+
+
+def make_env(cfg: Config, pool):
+    """The :class:`~training.vec_env.SelfPlayVecEnv` of ``cfg`` (one VectorGame per player count)."""
+    from training.vec_env import SelfPlayVecEnv
+
+    configs = [cfg.game.game_config(n) for n in cfg.game.num_players]
+    return SelfPlayVecEnv(
+        configs,
+        cfg.env.games_per_count,
+        pool,
+        chip_memory=cfg.env.chip_memory,
+        reward=cfg.env.reward,
+        seed=cfg.run.seed,
+    )
+
+
+def make_model(cfg: Config, env):
+    """A fresh MaskablePPO for ``env`` with ``cfg.ppo`` (CPU; the logger is set by the caller)."""
+    from sb3_contrib import MaskablePPO
+
+    p = cfg.ppo
+    lr, final = p.learning_rate, p.lr_final_fraction
+
+    def schedule(progress_remaining: float) -> float:  # SB3 passes 1 at the start, 0 at total_timesteps
+        return lr if p.lr_schedule == "constant" else lr * (final + (1.0 - final) * progress_remaining)
+
+    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[p.activation]
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=schedule,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        target_kl=p.target_kl,
+        policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": act},
+        seed=cfg.run.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def current_policy(model, cfg: Config, name: str = "learner"):
+    """A frozen, deterministic :class:`~training.checkpoints.MLPPolicy` copy of the learner's actor."""
+    return ckpt.MLPPolicy(
+        ckpt.actor_weights(model.policy), activation=cfg.ppo.activation, chip_memory=cfg.env.chip_memory, name=name
+    )
+
+
+def evaluate_policy(policy, cfg: Config, games: int, seed: int) -> dict[str, dict[str, Any]]:
+    """Win rate and mean penalty of ``policy`` against a table of each ``cfg.eval.opponents`` spec.
+
+    Uses :func:`training.evaluate.evaluate` (seats rotated, duplicate deals). Keys are the opponent spec,
+    suffixed ``@<n>p`` when the run trains several player counts.
+
+    Returns:
+        key -> {win_rate, win_rate_ci (low, high), mean_penalty, games, num_players, opponent}.
+    """
+    from training.evaluate import evaluate
+    from training.specs import load_policy
+
+    out = {}
+    for n in cfg.game.num_players:
+        for k, spec in enumerate(cfg.eval.opponents):
+            opp = load_policy(spec, num_players=n, seed=seed + k)
+            rep = evaluate(
+                [policy], [opp], num_players=n, games=games, seed=seed, config=cfg.game.game_config(n),
+                workers=cfg.eval.workers,
+            )  # fmt: skip
+            s = rep[policy.name]
+            key = spec if len(cfg.game.num_players) == 1 else f"{spec}@{n}p"
+            out[key] = {
+                "opponent": spec,
+                "num_players": n,
+                "games": rep.games,
+                "win_rate": s.win_rate,
+                "win_rate_ci": list(s.win_rate_ci),
+                "mean_penalty": s.mean_penalty,
+                "parity": 1.0 / n,
+            }
+    return out
+
+
+def best_score(results: dict[str, dict[str, Any]], cfg: Config) -> float:
+    """Mean win rate against ``cfg.eval.best_metric`` over the player counts (higher is better)."""
+    vals = [r["win_rate"] for r in results.values() if r["opponent"] == cfg.eval.best_metric]
+    return float(np.mean(vals))
+
+
+# --------------------------------------------------------------------------- run folder
+def new_run_dir(cfg: Config) -> Path:
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    run = Path(cfg.run.runs_dir) / f"{cfg.run.name}__{cfg.run.seed}__{stamp}"
+    run.mkdir(parents=True, exist_ok=False)
+    (run / "checkpoints").mkdir()
+    return run
+
+
+def step_checkpoints(run_dir: Path) -> list[Path]:
+    """Complete periodic checkpoints of a run, oldest first (``.tmp`` leftovers of a kill are skipped)."""
+    found = [p for p in (run_dir / "checkpoints").glob(f"{STEP_DIR}*") if p.is_dir() and p.name[5:].isdigit()]
+    return sorted(found, key=lambda p: int(p.name[5:]))
+
+
+def rng_state(env) -> dict[str, Any]:
+    """Every RNG a run draws from, as builtins and tensors (``torch.load(weights_only=True)`` safe)."""
+    return {
+        "torch": torch.get_rng_state(),
+        "numpy": [x.tolist() if isinstance(x, np.ndarray) else x for x in np.random.get_state()],
+        "python": random.getstate(),
+        "tables": [{"game": t.game.rng.bit_generator.state, "seats": t.rng.bit_generator.state} for t in env.tables],
+    }
+
+
+def set_rng_state(state: dict[str, Any], env) -> None:
+    torch.set_rng_state(state["torch"])
+    name, keys, pos, has_gauss, cached = state["numpy"]
+    np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
+    random.setstate(tuple(tuple(x) if isinstance(x, list) else x for x in state["python"]))
+    for t, s in zip(env.tables, state["tables"]):
+        t.game.rng.bit_generator.state = s["game"]
+        t.rng.bit_generator.state = s["seats"]
+
+
+# --------------------------------------------------------------------------- the training loop
+class Trainer:
+    """One run: builds pool, env and model, trains with periodic work at PPO update boundaries, saves."""
+
+    def __init__(self, cfg: Config, run_dir: Path, resume_from: Path | None = None) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.cfg, self.run_dir = cfg, run_dir
+        torch.set_num_threads(cfg.run.torch_threads)
+        random.seed(cfg.run.seed)
+        np.random.seed(cfg.run.seed)
+        torch.manual_seed(cfg.run.seed)
+        self.pool = make_pool(cfg)
+        self.env = make_env(cfg, self.pool)
+        self.model = make_model(cfg, self.env)
+        self.writer = SummaryWriter(str(run_dir))
+        self.evals: list[dict[str, Any]] = []
+        self.best: dict[str, Any] = {"score": -1.0, "timesteps": None}
+        self.elapsed = 0.0  # training wall time of earlier sessions of this run, seconds
+        self.next = {"snapshot": cfg.pool.snapshot_every, "checkpoint": cfg.run.checkpoint_every, "eval": 0}
+        if resume_from is not None:
+            self._load(resume_from)
+        self.model.set_logger(sb3_logger(self.writer))
+        self.stop_requested = False
+        self.trained_timesteps = self.model.num_timesteps
+
+    # ---------------------------------------------------------------- state
+    def _train_state(self) -> dict[str, Any]:
+        return {
+            "policy": self.model.policy.state_dict(),
+            "optimizer": self.model.policy.optimizer.state_dict(),
+            "num_timesteps": self.trained_timesteps,
+            "n_updates": self.model._n_updates,
+            "pool": self.pool.state_dict(),
+            "rng": rng_state(self.env),
+            "evals": json.dumps(self.evals),
+            "best": json.dumps(self.best),
+            "next": dict(self.next),
+            "elapsed": self.elapsed + (time.time() - self.session_start),
+        }
+
+    def _load(self, path: Path) -> None:
+        st = ckpt.load_train_state(path)
+        self.model.policy.load_state_dict(st["policy"])
+        self.model.policy.optimizer.load_state_dict(st["optimizer"])
+        self.model.num_timesteps = int(st["num_timesteps"])
+        self.model._n_updates = int(st["n_updates"])
+        self.pool.load_state_dict(st["pool"])
+        set_rng_state(st["rng"], self.env)
+        self.evals = json.loads(st["evals"])
+        self.best = json.loads(st["best"])
+        self.next = {k: int(v) for k, v in st["next"].items()}
+        self.elapsed = float(st["elapsed"])
+
+    def metadata(self, evals: dict[str, Any] | None = None) -> dict[str, Any]:
+        cfg = self.cfg
+        return {
+            "kind": "nothanks-selfplay-maskableppo",
+            "run": self.run_dir.name,
+            "timesteps": self.trained_timesteps,
+            "num_players": list(cfg.game.num_players),
+            "chip_memory": cfg.env.chip_memory,
+            "activation": cfg.ppo.activation,
+            "net_arch": list(cfg.ppo.net_arch),
+            "reward": cfg.env.reward,
+            "eval": evals if evals is not None else (self.evals[-1]["results"] if self.evals else None),
+            "config": cfg.model_dump(mode="json"),
+            "saved_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        }
+
+    def save(self, final: bool = False) -> Path | None:
+        """Write ``step_<timesteps>`` (skipped if it exists) and prune old periodic checkpoints."""
+        path = self.run_dir / "checkpoints" / f"{STEP_DIR}{self.trained_timesteps:010d}"
+        if not path.exists():
+            ckpt.save_checkpoint(path, ckpt.actor_weights(self.model.policy), self.metadata(), self._train_state())
+        for old in step_checkpoints(self.run_dir)[: -self.cfg.run.keep_checkpoints]:
+            shutil.rmtree(old)
+        return path
+
+    # ---------------------------------------------------------------- periodic work
+    def on_update_boundary(self) -> None:
+        """Called between PPO updates (weights fixed): snapshots, evaluation, checkpoints, TensorBoard."""
+        t = self.model.num_timesteps
+        self.trained_timesteps = t
+        cfg = self.cfg
+        if t >= self.next["snapshot"]:
+            self.pool.add_snapshot(ckpt.actor_weights(self.model.policy), t)
+            self.pool.prune(np.concatenate([tb.opp.ravel() for tb in self.env.tables]))
+            self.next["snapshot"] = t + cfg.pool.snapshot_every
+        for name, share in self.pool.composition().items():
+            self.writer.add_scalar(f"pool/{name}", share, t)
+        self.writer.add_scalar("pool/snapshots_held", len(self.pool.snapshots), t)
+        if t >= self.next["eval"]:
+            self.evaluate(t)
+            self.next["eval"] = t + cfg.eval.every
+        if t >= self.next["checkpoint"]:
+            self.save()
+            self.next["checkpoint"] = t + cfg.run.checkpoint_every
+
+    def evaluate(self, t: int) -> dict[str, Any]:
+        cfg = self.cfg
+        start = time.time()
+        res = evaluate_policy(current_policy(self.model, cfg), cfg, cfg.eval.games, seed=cfg.run.seed + 100_003)
+        for key, r in res.items():
+            self.writer.add_scalar(f"eval/{key}/win_rate", r["win_rate"], t)
+            self.writer.add_scalar(f"eval/{key}/win_rate_lo", r["win_rate_ci"][0], t)
+            self.writer.add_scalar(f"eval/{key}/win_rate_hi", r["win_rate_ci"][1], t)
+            self.writer.add_scalar(f"eval/{key}/mean_penalty", r["mean_penalty"], t)
+        self.writer.add_scalar("eval/seconds", time.time() - start, t)
+        self.writer.flush()
+        entry = {"timesteps": t, "results": res}
+        self.evals.append(entry)
+        with open(self.run_dir / "evals.jsonl", "a") as f:
+            f.write(json.dumps(entry) + "\n")
+        score = best_score(res, cfg)
+        if score > self.best["score"]:
+            self.best = {"score": score, "timesteps": t}
+            ckpt.save_checkpoint(
+                self.run_dir / "checkpoints" / "best",
+                ckpt.actor_weights(self.model.policy),
+                self.metadata(res),
+                overwrite=True,
+            )
+        self.latest_win = {k: r["win_rate"] for k, r in res.items()}
+        return res
+
+    # ---------------------------------------------------------------- main loop
+    def train(self) -> None:
+        cfg = self.cfg
+        remaining = cfg.run.total_timesteps - self.model.num_timesteps
+        self.session_start = time.time()
+        self.latest_win: dict[str, float] = {}
+        if self.evals:
+            self.latest_win = {k: r["win_rate"] for k, r in self.evals[-1]["results"].items()}
+        if remaining > 0:
+            callback = _Callback(self)
+            with _graceful_stop(self):
+                self.model.learn(remaining, callback=callback, reset_num_timesteps=False)
+            callback.close()
+            if not self.stop_requested:  # learn() ends right after a PPO update
+                self.trained_timesteps = self.model.num_timesteps
+            self.model.num_timesteps = self.trained_timesteps
+        self.save(final=True)
+        if not self.stop_requested:
+            self.finish()
+        self.writer.close()
+
+    def finish(self) -> None:
+        """Final evaluation, ``final`` checkpoint, summary table and learning-curve plot."""
+        cfg = self.cfg
+        t = self.trained_timesteps
+        res = evaluate_policy(current_policy(self.model, cfg), cfg, cfg.eval.final_games, seed=cfg.run.seed + 200_003)
+        for key, r in res.items():
+            self.writer.add_scalar(f"eval/{key}/final_win_rate", r["win_rate"], t)
+        ckpt.save_checkpoint(
+            self.run_dir / "checkpoints" / "final", ckpt.actor_weights(self.model.policy), self.metadata(res),
+            overwrite=True,
+        )  # fmt: skip
+        seconds = self.elapsed + (time.time() - self.session_start)
+        text = summary_table(res, t, seconds, self.best, self.run_dir.name)
+        (self.run_dir / "final_eval.md").write_text(text)
+        learning_curve(self.evals, self.run_dir / "learning_curve.png", title=self.run_dir.name)
+        print(text)
+
+
+def sb3_logger(writer):
+    """An SB3 ``Logger`` whose scalars go to ``writer`` as ``charts/`` and ``losses/`` (CleanRL's grouping)."""
+    from stable_baselines3.common.logger import KVWriter, Logger
+
+    rename = {
+        "rollout/ep_rew_mean": "charts/episode_reward",
+        "rollout/ep_len_mean": "charts/episode_length",
+        "train/learning_rate": "charts/learning_rate",
+        "time/fps": "charts/sb3_fps",
+    }
+
+    class _Writer(KVWriter):
+        def write(self, key_values: dict, key_excluded: dict, step: int = 0) -> None:
+            for k, v in key_values.items():
+                if isinstance(v, (int, float, np.floating, np.integer)) and "tensorboard" not in (
+                    key_excluded.get(k) or ()
+                ):
+                    name = rename.get(k) or (f"losses/{k[6:]}" if k.startswith("train/") else None)
+                    if name:
+                        writer.add_scalar(name, float(v), step)
+
+        def close(self) -> None:
+            writer.flush()
+
+    return Logger(folder=None, output_formats=[_Writer()])
+
+
+class _Callback:
+    """Bridges SB3's callback hooks to the :class:`Trainer`: periodic work, progress bar, stop on signal."""
+
+    def __new__(cls, trainer: Trainer):
+        from stable_baselines3.common.callbacks import BaseCallback
+        from tqdm import tqdm
+
+        class Callback(BaseCallback):
+            def _on_training_start(self) -> None:
+                cfg = trainer.cfg
+                self.bar = tqdm(
+                    total=cfg.run.total_timesteps, initial=self.model.num_timesteps, unit="step", unit_scale=True,
+                    dynamic_ncols=True, disable=not cfg.run.progress, smoothing=0.05,
+                )  # fmt: skip
+                self.last = self.model.num_timesteps
+                self.t0, self.n0 = time.time(), self.model.num_timesteps
+
+            def _on_rollout_start(self) -> None:
+                trainer.on_update_boundary()
+                t, dt_ = self.model.num_timesteps, time.time() - self.t0
+                if dt_ > 0 and t > self.n0:
+                    trainer.writer.add_scalar("charts/steps_per_s", (t - self.n0) / dt_, t)
+                if trainer.latest_win:
+                    self.bar.set_postfix(
+                        {f"win[{k}]": f"{v:.1%}" for k, v in trainer.latest_win.items()}, refresh=False
+                    )
+
+            def _on_step(self) -> bool:
+                t = self.model.num_timesteps
+                self.bar.update(t - self.last)
+                self.last = t
+                for info in self.locals["infos"]:
+                    if "win" in info:
+                        self.wins.append(info["win"])
+                if len(self.wins) >= 2000:
+                    trainer.writer.add_scalar("charts/train_win_share", float(np.mean(self.wins)), t)
+                    self.wins.clear()
+                return not trainer.stop_requested
+
+            def close(self) -> None:
+                self.bar.close()
+
+        cb = Callback()
+        cb.wins = []
+        return cb
+
+
+def summary_table(results: dict[str, dict[str, Any]], timesteps: int, seconds: float, best: dict, run: str) -> str:
+    """A Markdown table of a final evaluation (one row per opponent table)."""
+    lines = [
+        f"# {run}: final evaluation",
+        "",
+        f"{timesteps:,} learner steps in {seconds / 60:.1f} min of training "
+        f"({timesteps / max(seconds, 1e-9):,.0f} steps/s incl. evaluations); "
+        f"best periodic score {best['score']:.3f} at step {best['timesteps']}.",
+        "",
+        "| opponents (every other seat) | players | games | win rate | 95% CI | parity | mean penalty |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results.values():
+        lo, hi = r["win_rate_ci"]
+        lines.append(
+            f"| {r['opponent']} x{r['num_players'] - 1} | {r['num_players']} | {r['games']} | {r['win_rate']:.3f} "
+            f"| [{lo:.3f}, {hi:.3f}] | {r['parity']:.3f} | {r['mean_penalty']:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def learning_curve(evals: list[dict[str, Any]], path: Path, title: str = "") -> None:
+    """PNG of win rate (with 95% CI band) against each evaluation opponent over learner steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    keys = list(evals[0]["results"]) if evals else []
+    for key in keys:
+        xs = [e["timesteps"] for e in evals if key in e["results"]]
+        rs = [e["results"][key] for e in evals if key in e["results"]]
+        (line,) = ax.plot(xs, [r["win_rate"] for r in rs], marker="o", ms=3, label=f"vs {key}")
+        ax.fill_between(xs, [r["win_rate_ci"][0] for r in rs], [r["win_rate_ci"][1] for r in rs], alpha=0.2,
+                        color=line.get_color())  # fmt: skip
+    for parity in sorted({r["parity"] for e in evals for r in e["results"].values()}):
+        ax.axhline(parity, color="grey", ls=":", lw=1)
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate (ties split)")
+    ax.set_ylim(0, 1)
+    ax.set_title(title or "learning curve")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+class _graceful_stop:
+    """SIGINT/SIGTERM set ``trainer.stop_requested``; the callback then ends ``learn`` at the next step.
+
+    A second Ctrl-C raises KeyboardInterrupt at once (the last complete checkpoint stays valid).
+    """
+
+    def __init__(self, trainer: Trainer) -> None:
+        self.trainer = trainer
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.trainer.stop_requested and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.trainer.stop_requested = True
+        print(f"\n{signal.Signals(signum).name}: saving a checkpoint and stopping...", file=sys.stderr)
+
+    def __enter__(self) -> _graceful_stop:
+        self.old = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for s, h in self.old.items():
+            signal.signal(s, h)
+
+
+# --------------------------------------------------------------------------- command line
+def split_dotted_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Turn ``--ppo.learning_rate 1e-4`` / ``--ppo.learning_rate=1e-4`` into overrides; return (rest, overrides)."""
+    rest, overrides = [], []
+    it = iter(argv)
+    for a in it:
+        if a.startswith("--") and "." in a.split("=", 1)[0]:
+            key, eq, val = a[2:].partition("=")
+            if not eq:
+                val = next(it, None)
+                if val is None:
+                    raise ConfigError(f"override {a}: expected a value after it")
+            overrides.append(f"{key.replace('-', '_')}={val}")
+        else:
+            rest.append(a)
+    return rest, overrides
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m training.selfplay",
+        description="Self-play MaskablePPO for No Thanks! with an opponent pool (see configs/*.yaml).",
+        epilog="Any config value can be set with --set SECTION.KEY=VALUE or --SECTION.KEY VALUE.",
+    )
+    p.add_argument("config", nargs="?", help="YAML config (default configs/selfplay.yaml)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config value")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        rest, dotted = split_dotted_flags(argv)
+        args = parser.parse_args(rest)
+        overrides = [*args.set, *dotted]
+        if args.resume:
+            run_dir = Path(args.resume)
+            if not (run_dir / "config.yaml").is_file():
+                raise FileNotFoundError(f"--resume {run_dir}: expected a run folder with config.yaml")
+            if args.config:
+                raise ConfigError("--resume: the run's own config.yaml is used; pass changes with --set")
+            cfg = load_config(run_dir / "config.yaml", overrides)
+            found = step_checkpoints(run_dir)
+            if not found:
+                raise FileNotFoundError(f"--resume {run_dir}: no checkpoint in {run_dir / 'checkpoints'}")
+            ckpt.verify_checkpoint(found[-1])
+            trainer = Trainer(cfg, run_dir, resume_from=found[-1])
+            print(f"resuming {run_dir} from {found[-1].name}", file=sys.stderr)
+        else:
+            cfg = load_config(args.config, overrides)
+            run_dir = new_run_dir(cfg)
+            dump_config(cfg, run_dir / "config.yaml")
+            trainer = Trainer(cfg, run_dir)
+            print(f"run folder: {run_dir}", file=sys.stderr)
+        dump_config(cfg, run_dir / "config.yaml")
+    except (ConfigError, FileNotFoundError, ckpt.CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    trainer.train()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,397 @@
+"""The training fast path: one learner seat per game, opponents from a pool, many games per NumPy step.
+
+:class:`SelfPlayVecEnv` is an SB3 ``VecEnv`` over :class:`~nothanks_env.vector.VectorGame` (one per
+player count, so a mixed-count run is one network over one observation layout). Env slot ``i`` is the
+learner's seat in one game:
+
+- each new game deals fresh cards, puts the learner in a seat drawn uniformly, and draws each other seat's
+  opponent from the :class:`OpponentPool`;
+- after the learner acts, every game's opponents act until it is the learner's turn again (or the game
+  ends), with one batched ``act_batch`` call per opponent policy per round, never a per-decision predict;
+- **reward**: when a game ends, on the learner's take or on an opponent's, the learner's slot gets the
+  learner's own final reward (``win``: its win share, 1 or 1/k on a k-way tie for lowest penalty, else 0;
+  ``penalty_diff``: (mean opponent penalty - own penalty) / 100) and ``done``; every other step pays 0.
+  The observation returned with ``done`` is already the first decision of the slot's next game;
+  ``terminal_observation`` is not provided (there are no truncations, so SB3 never needs it).
+- a game that ends before the learner's first decision (possible only against always-take bots) is
+  re-dealt silently: the learner never acted in it, so there is nothing to reward.
+
+The pool is the same ``Policy`` interface as everything else: scripted baselines and frozen
+:class:`~training.checkpoints.MLPPolicy` snapshots of the learner.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+import torch
+from stable_baselines3.common.vec_env import VecEnv
+
+from nothanks_env import encoding as enc
+from nothanks_env.game import GameConfig
+from nothanks_env.policy import Policy
+from nothanks_env.vector import VectorGame, winner_shares
+from training.checkpoints import MLPPolicy
+
+Reward = Literal["win", "penalty_diff"]
+PENALTY_SCALE = 100.0
+
+
+@dataclass
+class Member:
+    """One opponent in the pool: a scripted baseline (one policy per player count) or a snapshot."""
+
+    id: int
+    name: str
+    kind: Literal["scripted", "snapshot"]
+    policies: dict[int, Policy]
+    weight: float = 0.0
+    step: int = 0
+    snapshot_weights: dict[str, torch.Tensor] | None = field(default=None, repr=False)
+
+    def policy(self, num_players: int) -> Policy:
+        return self.policies.get(num_players) or self.policies[0]
+
+
+class OpponentPool:
+    """Scripted baselines plus up to ``max_snapshots`` frozen snapshots; draws one opponent per seat.
+
+    Before the first snapshot every seat is drawn from the scripted members by weight. Afterwards a share
+    ``snapshot_weight`` of seats go to snapshots: ``latest_share`` of those to the newest, the rest evenly
+    to the older ones (all to the newest while it is the only one).
+
+    Args:
+        scripted: name -> (relative weight, {num_players: policy}).
+        snapshot_weight, latest_share, max_snapshots: the mixture (see :class:`training.config.PoolSection`).
+        chip_memory, activation, snapshot_sample: how snapshots encode and act.
+        seed: seeds the draws and the snapshots' sampling.
+    """
+
+    def __init__(
+        self,
+        scripted: Mapping[str, tuple[float, Mapping[int, Policy]]],
+        *,
+        snapshot_weight: float = 0.5,
+        latest_share: float = 0.5,
+        max_snapshots: int = 8,
+        chip_memory: bool = True,
+        activation: str = "relu",
+        snapshot_sample: bool = True,
+        seed: int | None = None,
+    ) -> None:
+        if not scripted or sum(w for w, _ in scripted.values()) <= 0:
+            raise ValueError(f"scripted: expected at least one opponent with weight > 0, got {dict(scripted)}")
+        self.rng = np.random.default_rng(seed)
+        self.snapshot_weight = snapshot_weight
+        self.latest_share = latest_share
+        self.max_snapshots = max_snapshots
+        self.chip_memory = chip_memory
+        self.activation = activation
+        self.snapshot_sample = snapshot_sample
+        self._next_id = 0
+        self.members: dict[int, Member] = {}
+        self.active: list[int] = []
+        for name, (w, pols) in scripted.items():
+            self._add(Member(self._next_id, name, "scripted", dict(pols), weight=float(w)))
+        self.drawn: Counter[str] = Counter()
+        self._probs: np.ndarray | None = None
+
+    def _add(self, m: Member) -> None:
+        self.members[m.id] = m
+        self.active.append(m.id)
+        self._next_id += 1
+        self._probs = None
+
+    @property
+    def snapshots(self) -> list[Member]:
+        return [self.members[i] for i in self.active if self.members[i].kind == "snapshot"]
+
+    def add_snapshot(self, weights: Mapping[str, torch.Tensor], step: int) -> Member:
+        """Freeze actor ``weights`` at learner step ``step`` as a new opponent; evict the oldest if full."""
+        weights = {k: v.detach().clone() for k, v in weights.items()}
+        pol = MLPPolicy(
+            weights,
+            activation=self.activation,
+            chip_memory=self.chip_memory,
+            deterministic=not self.snapshot_sample,
+            seed=int(self.rng.integers(2**31)),
+            name=f"snap@{step}",
+        )
+        m = Member(self._next_id, pol.name, "snapshot", {0: pol}, step=step, snapshot_weights=weights)
+        self._add(m)
+        snaps = self.snapshots
+        if len(snaps) > self.max_snapshots:
+            self.active.remove(snaps[0].id)  # stays in members while games in flight still use it
+            self._probs = None
+        return m
+
+    def prune(self, in_use: np.ndarray) -> None:
+        """Forget evicted members that no game in flight uses (``in_use``: member ids, any shape)."""
+        used = set(np.unique(in_use).tolist())
+        for i in list(self.members):
+            if i not in self.active and i not in used:
+                del self.members[i]
+
+    def probabilities(self) -> np.ndarray:
+        """Draw probability of each id in :attr:`active`, float64, sums to 1."""
+        if self._probs is None:
+            ms = [self.members[i] for i in self.active]
+            scripted = np.array([m.weight if m.kind == "scripted" else 0.0 for m in ms])
+            p = scripted / scripted.sum()
+            snaps = [k for k, m in enumerate(ms) if m.kind == "snapshot"]
+            if snaps and self.snapshot_weight > 0:
+                sp = np.zeros(len(ms))
+                if len(snaps) == 1:
+                    sp[snaps[0]] = 1.0
+                else:
+                    sp[snaps[-1]] = self.latest_share
+                    sp[snaps[:-1]] = (1.0 - self.latest_share) / (len(snaps) - 1)
+                p = (1.0 - self.snapshot_weight) * p + self.snapshot_weight * sp
+            self._probs = p
+        return self._probs
+
+    def draw(self, shape: tuple[int, ...]) -> np.ndarray:
+        """Member ids, int64 of ``shape``, drawn independently by :meth:`probabilities`."""
+        ids = self.rng.choice(np.array(self.active), size=shape, p=self.probabilities())
+        return ids.astype(np.int64)
+
+    def composition(self, reset: bool = True) -> dict[str, float]:
+        """Share of opponent seats drawn per member name (snapshots grouped as ``snapshots``) since last reset."""
+        total = sum(self.drawn.values())
+        out = {k: v / total for k, v in sorted(self.drawn.items())} if total else {}
+        if reset:
+            self.drawn.clear()
+        return out
+
+    # ---------------------------------------------------------------- resume
+    def state_dict(self) -> dict[str, Any]:
+        """Snapshots (weights, steps) and RNG state; plain tensors and builtins for ``weights_only`` load."""
+        return {
+            "snapshots": [{"step": m.step, "weights": m.snapshot_weights} for m in self.snapshots],
+            "rng": self.rng.bit_generator.state,
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore what :meth:`state_dict` saved (snapshots are re-added in order)."""
+        for m in self.snapshots:
+            self.active.remove(m.id)
+            del self.members[m.id]
+        self._probs = None
+        for s in state["snapshots"]:
+            self.add_snapshot(s["weights"], int(s["step"]))
+        self.rng.bit_generator.state = state["rng"]
+
+
+class _Table:
+    """One :class:`VectorGame` with the learner seat and opponent ids of each of its games."""
+
+    def __init__(self, config: GameConfig, num_games: int, seed: int) -> None:
+        self.game = VectorGame(config, num_games, seed=seed)
+        self.n = num_games
+        self.p = config.num_players
+        self.rng = np.random.default_rng(seed + 1)
+        self.learner = np.zeros(num_games, dtype=np.int64)
+        self.opp = np.full((num_games, self.p), -1, dtype=np.int64)
+        self.acted = np.zeros(num_games, dtype=bool)
+        self.length = np.zeros(num_games, dtype=np.int64)
+        self.started = np.zeros(num_games, dtype=np.float64)
+
+
+class SelfPlayVecEnv(VecEnv):
+    """SB3 ``VecEnv``: ``games_per_count`` learner slots for each player count, opponents from ``pool``.
+
+    Observation: float32 ``(OBS_SIZE,)`` laid out as :data:`nothanks_env.encoding.LAYOUT` (the same for every
+    player count), encoded with ``chip_memory``. Action: ``Discrete(2)``, PASS (0) or TAKE (1); illegal
+    actions (PASS at 0 chips) raise, and MaskablePPO never picks them given :meth:`action_masks`.
+    Reward and episode end: see the module docstring. ``info["episode"]`` (``r``, ``l`` in learner turns,
+    ``t``) and ``info["num_players"]`` come with each ``done``.
+
+    Args:
+        configs: one single-deal :class:`GameConfig` per player count.
+        games_per_count: games stepped together per config.
+        pool: the opponents.
+        chip_memory: encoding of the learner's observation.
+        reward: ``"win"`` (the objective) or ``"penalty_diff"``.
+        seed: seeds the deals and learner seats.
+    """
+
+    def __init__(
+        self,
+        configs: Sequence[GameConfig],
+        games_per_count: int,
+        pool: OpponentPool,
+        *,
+        chip_memory: bool = True,
+        reward: Reward = "win",
+        seed: int = 0,
+    ) -> None:
+        if reward not in ("win", "penalty_diff"):
+            raise ValueError(f"reward: expected 'win' or 'penalty_diff', got {reward!r}")
+        self.pool = pool
+        self.chip_memory = chip_memory
+        self.reward_kind = reward
+        ss = np.random.SeedSequence(seed)
+        seeds = ss.generate_state(len(configs))
+        self.tables = [_Table(c, games_per_count, int(s)) for c, s in zip(configs, seeds)]
+        obs_space = gym.spaces.Box(-np.inf, np.inf, shape=(enc.OBS_SIZE,), dtype=np.float32)
+        super().__init__(games_per_count * len(configs), obs_space, gym.spaces.Discrete(2))
+        self._actions: np.ndarray | None = None
+        self._masks = np.ones((self.num_envs, 2), dtype=bool)
+        self.opponent_decisions = 0
+
+    # ---------------------------------------------------------------- VecEnv API
+    def reset(self) -> np.ndarray:
+        for t in self.tables:
+            t.game.reset_games(np.ones(t.n, dtype=bool))
+            self._new_games(t, np.ones(t.n, dtype=bool))
+            self._play_opponents(t, np.zeros(t.n), np.zeros(t.n, dtype=bool), [{} for _ in range(t.n)])
+        return self._observe()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        rewards, dones, infos = [], [], []
+        start = 0
+        for t in self.tables:
+            r = np.zeros(t.n, dtype=np.float32)
+            d = np.zeros(t.n, dtype=bool)
+            info: list[dict] = [{} for _ in range(t.n)]
+            acts = self._actions[start : start + t.n]
+            start += t.n
+            ended = t.game.step(acts)  # every game is at the learner's turn here
+            t.acted[:] = True
+            t.length += 1
+            if ended.any():
+                self._finish(t, ended, r, d, info)
+            self._play_opponents(t, r, d, info)
+            rewards.append(r)
+            dones.append(d)
+            infos.extend(info)
+        return self._observe(), np.concatenate(rewards), np.concatenate(dones), infos
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of every learner slot: bool (num_envs, 2), column 0 PASS, 1 TAKE."""
+        return self._masks
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        if attr_name == "render_mode":
+            return [None] * len(list(self._get_indices(indices)))
+        if attr_name == "action_masks":
+            return [self.action_masks] * len(list(self._get_indices(indices)))
+        raise AttributeError(f"SelfPlayVecEnv has no per-env attribute {attr_name!r}")
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        raise AttributeError(f"SelfPlayVecEnv has no per-env attribute {attr_name!r}")
+
+    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
+        if method_name == "action_masks":
+            idx = list(self._get_indices(indices))
+            return list(self._masks[idx])
+        raise AttributeError(f"SelfPlayVecEnv has no per-env method {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        return [None] * self.num_envs  # seeded at construction; reseeding mid-run would break resume
+
+    # ---------------------------------------------------------------- internals
+    def _observe(self) -> np.ndarray:
+        obs, masks = [], []
+        for t in self.tables:
+            view = t.game.view()
+            obs.append(view.observation(self.chip_memory))
+            masks.append(view.action_mask())
+        self._masks = np.concatenate(masks).astype(bool)
+        return np.concatenate(obs)
+
+    def _new_games(self, t: _Table, mask: np.ndarray) -> None:
+        idx = np.flatnonzero(mask)
+        t.learner[idx] = t.rng.integers(0, t.p, len(idx))
+        ids = self.pool.draw((len(idx), t.p))
+        ids[np.arange(len(idx)), t.learner[idx]] = -1
+        t.opp[idx] = ids
+        t.acted[idx] = False
+        t.length[idx] = 0
+        t.started[idx] = time.time()
+        names = [self.pool.members[i].name for i in ids[ids >= 0].tolist()]
+        self.pool.drawn.update("snapshots" if n.startswith("snap@") else n for n in names)
+
+    def _finish(self, t: _Table, ended: np.ndarray, r: np.ndarray, d: np.ndarray, info: list[dict]) -> None:
+        """Pay the learner of each ended game its own final reward, then re-deal those games."""
+        pen = t.game.penalties()
+        rows = np.flatnonzero(ended & t.acted)
+        if len(rows):
+            own = pen[rows, t.learner[rows]]
+            if self.reward_kind == "win":
+                val = winner_shares(pen[rows])[np.arange(len(rows)), t.learner[rows]]
+            else:
+                others = (pen[rows].sum(axis=1) - own) / (t.p - 1)
+                val = (others - own) / PENALTY_SCALE
+            r[rows] = val
+            d[rows] = True
+            now = time.time()
+            win = winner_shares(pen[rows])[np.arange(len(rows)), t.learner[rows]]
+            for k, g in enumerate(rows.tolist()):
+                info[g] = {
+                    "episode": {"r": float(val[k]), "l": int(t.length[g]), "t": round(now - t.started[g], 6)},
+                    "num_players": t.p,
+                    "win": float(win[k]),
+                    "penalty": int(own[k]),
+                }
+        t.game.reset_games(ended)
+        self._new_games(t, ended)
+
+    def _play_opponents(self, t: _Table, r: np.ndarray, d: np.ndarray, info: list[dict]) -> None:
+        """Step opponents of every game until the learner is to act in all of them."""
+        g = t.game
+        while True:
+            acting = ~g.done & (g.seat != t.learner)
+            if not acting.any():
+                return
+            idx = np.flatnonzero(acting)
+            ids = t.opp[idx, g.seat[idx]]
+            actions = np.ones(t.n, dtype=np.int64)
+            members = [self.pool.members[m] for m in np.unique(ids).tolist()]
+            if any(m.kind == "snapshot" for m in members):
+                # One view and one encoding per round, shared by every snapshot's forward pass.
+                view = g.view(idx)
+                obs, mask = view.observation(self.pool.chip_memory), view.action_mask()
+            for m in members:
+                here = ids == m.id
+                sel = idx[here]
+                pol = m.policy(t.p)
+                if m.kind == "snapshot":
+                    actions[sel] = pol.act_observation(obs[here], mask[here])
+                else:
+                    actions[sel] = pol.act_batch(g.view(sel))
+            self.opponent_decisions += len(idx)
+            ended = _step_some(g, acting, actions)
+            if ended.any():
+                self._finish(t, ended, r, d, info)
+
+
+def _step_some(game: VectorGame, which: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """Step only the games in ``which`` (bool (B,)); the others keep their state. Returns ended, bool (B,).
+
+    :meth:`VectorGame.step` steps every unfinished game; games where the learner is to act are hidden from
+    it by marking them done for the call.
+    """
+    done = game.done.copy()
+    game.done |= ~which
+    try:
+        ended = game.step(actions)
+    finally:
+        game.done = done
+    game.done |= ended
+    return ended
