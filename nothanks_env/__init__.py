@@ -1,5 +1,7 @@
 """nothanks: the No Thanks! (Geschenkt) rules engine and PettingZoo environment."""
 
+from nothanks_env import nothanks_v0
+from nothanks_env.env import env, raw_env
 from nothanks_env.game import (
     PASS,
     TAKE,
@@ -11,6 +13,8 @@ from nothanks_env.game import (
     SeatView,
     score,
 )
+from nothanks_env.presets import PRESETS, get_preset
+from nothanks_env.records import GameRecord, replay
 
 __version__ = "0.1.0"
 
@@ -24,4 +28,11 @@ __all__ = [
     "RuleError",
     "SeatView",
     "score",
+    "env",
+    "raw_env",
+    "nothanks_v0",
+    "PRESETS",
+    "get_preset",
+    "GameRecord",
+    "replay",
 ]

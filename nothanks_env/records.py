@@ -1,0 +1,229 @@
+"""Game records: export any game as JSON and replay it to the identical end state.
+
+A record holds the config, the seed, the seat that started deal 0, every deal (deck order and face-down
+removals), every action in order, and the final match penalties (``None`` if the game was unfinished).
+Replaying needs no seed: the deals and the first seat fix everything, and the seed is kept for reference.
+
+JSON format (version 1)::
+
+    {"format": "nothanks-record", "version": 1,
+     "config": {"num_players": 3, "num_removed": 9, ...every GameConfig field...},
+     "seed": 7, "first_seat": 2,
+     "deals": [{"deck": [27, 5, ...], "removed_hidden": [3, 11, ...]}],
+     "actions": [0, 0, 1, ...],              # 0 = PASS, 1 = TAKE
+     "penalties": [48, 61, 35],              # match totals, penalty points; null if unfinished
+     "agents": ["player_0", "player_1", "player_2"]}   # optional
+
+Example:
+    >>> from nothanks_env.game import Game, GameConfig, TAKE
+    >>> g = Game(GameConfig(num_players=3)); g.reset(seed=1)
+    >>> while not g.is_over:
+    ...     _ = g.step(TAKE)
+    >>> rec = GameRecord.from_json(record_from_game(g, seed=1).to_json())
+    >>> replay(rec).final_penalties() == g.final_penalties()
+    True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nothanks_env.game import Deal, Game, GameConfig, IllegalActionError, RuleError
+
+RECORD_FORMAT: str = "nothanks-record"
+RECORD_VERSION: int = 1
+
+
+class RecordError(ValueError):
+    """A malformed record, or one whose actions do not replay to its recorded result."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game (a match of ``config.num_deals`` deals), enough to replay it exactly.
+
+    Attributes:
+        config: the rule variant.
+        seed: the seed the game was reset with (``None`` if unseeded); informational.
+        first_seat: the seat that acted first in deal 0.
+        deals: every deal that was started, in order.
+        actions: every action in order (0 = PASS, 1 = TAKE), across deals.
+        penalties: final match totals per seat (penalty points), or ``None`` if the game was unfinished.
+        agents: optional agent names by seat.
+        version: record format version.
+    """
+
+    config: GameConfig
+    seed: int | None
+    first_seat: int
+    deals: tuple[Deal, ...]
+    actions: tuple[int, ...]
+    penalties: tuple[int, ...] | None
+    agents: tuple[str, ...] | None = None
+    version: int = RECORD_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data (see the module docstring for the format)."""
+        cfg = dataclasses.asdict(self.config)
+        cfg["removed_face_up"] = list(self.config.removed_face_up)
+        return {
+            "format": RECORD_FORMAT,
+            "version": self.version,
+            "config": cfg,
+            "seed": self.seed,
+            "first_seat": self.first_seat,
+            "deals": [{"deck": list(d.deck), "removed_hidden": list(d.removed_hidden)} for d in self.deals],
+            "actions": list(self.actions),
+            "penalties": None if self.penalties is None else list(self.penalties),
+            "agents": None if self.agents is None else list(self.agents),
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The record as a JSON string."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @staticmethod
+    def from_dict(data: Any) -> GameRecord:
+        """Parse and validate :meth:`to_dict` output.
+
+        Raises:
+            RecordError: naming the field, what was expected and what was got.
+        """
+        if not isinstance(data, dict):
+            raise RecordError(f"record: expected a JSON object, got {type(data).__name__}")
+        if data.get("format") != RECORD_FORMAT:
+            raise RecordError(f"format: expected {RECORD_FORMAT!r}, got {data.get('format')!r}")
+        if data.get("version") != RECORD_VERSION:
+            raise RecordError(f"version: expected {RECORD_VERSION}, got {data.get('version')!r}")
+        missing = [k for k in ("config", "seed", "first_seat", "deals", "actions", "penalties") if k not in data]
+        if missing:
+            raise RecordError(f"record: expected keys {missing} to be present, got keys {sorted(data)}")
+        cfg = data["config"]
+        if not isinstance(cfg, dict):
+            raise RecordError(f"config: expected a JSON object, got {cfg!r}")
+        try:
+            config = GameConfig(**{**cfg, "removed_face_up": tuple(cfg.get("removed_face_up", ()))})
+        except (TypeError, RuleError) as e:
+            raise RecordError(f"config: {e}") from e
+        seed = data["seed"]
+        if seed is not None and not _is_int(seed):
+            raise RecordError(f"seed: expected an int or null, got {seed!r}")
+        if not _is_int(data["first_seat"]):
+            raise RecordError(f"first_seat: expected an int, got {data['first_seat']!r}")
+        deals = data["deals"]
+        if not isinstance(deals, list) or not all(
+            isinstance(d, dict) and _int_list(d.get("deck")) and _int_list(d.get("removed_hidden")) for d in deals
+        ):
+            raise RecordError(f"deals: expected a list of {{'deck': [int], 'removed_hidden': [int]}}, got {deals!r}")
+        if not _int_list(data["actions"]) or any(a not in (0, 1) for a in data["actions"]):
+            raise RecordError(f"actions: expected a list of 0 (pass) / 1 (take), got {data['actions']!r}")
+        penalties = data["penalties"]
+        if penalties is not None and not _int_list(penalties):
+            raise RecordError(f"penalties: expected a list of ints or null, got {penalties!r}")
+        agents = data.get("agents")
+        if agents is not None and (not isinstance(agents, list) or not all(isinstance(a, str) for a in agents)):
+            raise RecordError(f"agents: expected a list of strings or null, got {agents!r}")
+        return GameRecord(
+            config=config,
+            seed=seed,
+            first_seat=data["first_seat"],
+            deals=tuple(Deal(tuple(d["deck"]), tuple(d["removed_hidden"])) for d in deals),
+            actions=tuple(data["actions"]),
+            penalties=None if penalties is None else tuple(penalties),
+            agents=None if agents is None else tuple(agents),
+        )
+
+    @staticmethod
+    def from_json(text: str) -> GameRecord:
+        """Parse a JSON string; raises :class:`RecordError` on invalid JSON or content."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise RecordError(f"record: expected valid JSON, got a parse error: {e}") from e
+        return GameRecord.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        """Write the record as indented JSON (UTF-8)."""
+        Path(path).write_text(self.to_json(indent=1) + "\n", encoding="utf-8")
+
+    @staticmethod
+    def load(path: str | Path) -> GameRecord:
+        """Read a record written by :meth:`save`."""
+        return GameRecord.from_json(Path(path).read_text(encoding="utf-8"))
+
+
+def record_from_game(game: Game, seed: int | None = None, agents: list[str] | None = None) -> GameRecord:
+    """Record ``game`` as played so far (finished or not).
+
+    Args:
+        game: a game after :meth:`Game.reset`.
+        seed: the seed it was reset with, kept for reference.
+        agents: optional agent names by seat.
+    """
+    return GameRecord(
+        config=game.config,
+        seed=seed,
+        first_seat=game.first_seat,
+        deals=tuple(game.deals),
+        actions=tuple(h.action for h in game.history),
+        penalties=tuple(game.final_penalties()) if game.is_over else None,
+        agents=None if agents is None else tuple(agents),
+    )
+
+
+def replay(record: GameRecord) -> Game:
+    """Replay a record and return the game in its end state.
+
+    The recorded first seat replaces a random starting seat, so no seed is needed.
+
+    Raises:
+        RecordError: if the deals do not fit the config, an action is illegal, actions go past the end,
+            or the game ends (or not) with other penalties than recorded.
+    """
+    cfg = record.config
+    if not 0 <= record.first_seat < cfg.num_players:
+        raise RecordError(f"first_seat: expected an int in 0..{cfg.num_players - 1}, got {record.first_seat}")
+    if cfg.starting_seat is not None and cfg.starting_seat != record.first_seat:
+        raise RecordError(f"first_seat: expected config.starting_seat={cfg.starting_seat}, got {record.first_seat}")
+    if not 1 <= len(record.deals) <= cfg.num_deals:
+        raise RecordError(f"deals: expected 1..{cfg.num_deals} deals, got {len(record.deals)}")
+    game = Game(dataclasses.replace(cfg, starting_seat=record.first_seat))
+    try:
+        game.reset(seed=record.seed, deals=list(record.deals))
+    except RuleError as e:
+        raise RecordError(f"deals: {e}") from e
+    for i, action in enumerate(record.actions):
+        if game.is_over:
+            raise RecordError(f"actions: expected {i} actions (the match was over), got {len(record.actions)}")
+        if game.deal_index >= len(record.deals):
+            raise RecordError(
+                f"deals: expected deal {game.deal_index + 1} to be recorded before actions[{i}], "
+                f"got {len(record.deals)} deals"
+            )
+        try:
+            game.step(action)
+        except IllegalActionError as e:
+            raise RecordError(f"actions[{i}]: {e}") from e
+    game.config = cfg  # report the recorded config (starting seat possibly None), not the replay's
+    if record.penalties is None:
+        return game
+    if not game.is_over:
+        raise RecordError(
+            f"actions: expected the game to end after {len(record.actions)} actions (penalties were recorded), "
+            f"got it still running in deal {game.deal_index + 1} of {cfg.num_deals}"
+        )
+    if tuple(game.final_penalties()) != tuple(record.penalties):
+        raise RecordError(f"penalties: expected {list(record.penalties)} as recorded, got {game.final_penalties()}")
+    return game
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _int_list(x: object) -> bool:
+    return isinstance(x, list) and all(_is_int(v) for v in x)

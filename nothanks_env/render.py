@@ -1,0 +1,98 @@
+"""Plain-text table of a No Thanks! game, from one seat's point of view or with everything shown.
+
+Used by the env's ``render_mode="ansi"/"human"`` and by terminal play. Example (seat 0's view, chips hidden)::
+
+    No Thanks!  3 players  deal 1/1  cards in deck: 21
+    face-up card: 27  pot: 2
+       seat       chips  cards               points  penalty
+    *  player_0      10  12 [20-22]              32       22
+    >  player_1       ?  [8-9]                    8        ?
+       player_2       ?  -                        0        ?
+    * = you   > = to act   ? = hidden (every chip movement is public, so it can be counted)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from nothanks_env.game import Game, SeatView, card_points, mask_to_cards
+
+
+def format_runs(cards: Iterable[int]) -> str:
+    """Cards grouped into runs of consecutive values; ``-`` if none.
+
+    >>> format_runs([27, 12, 21, 20, 22])
+    '12 [20-22] 27'
+    """
+    cards = sorted(cards)
+    parts: list[str] = []
+    i = 0
+    while i < len(cards):
+        j = i
+        while j + 1 < len(cards) and cards[j + 1] == cards[j] + 1:
+            j += 1
+        parts.append(str(cards[i]) if i == j else f"[{cards[i]}-{cards[j]}]")
+        i = j + 1
+    return " ".join(parts) or "-"
+
+
+def render_table(view: SeatView | None, game: Game, full: bool = False) -> str:
+    """Text table of ``game``: face-up card and pot, each seat's cards in runs, points, chips and penalty.
+
+    Args:
+        view: the seat whose point of view is shown (its chips are shown, marked ``*``); ``None`` for a
+            spectator, who sees chips only where the config makes them visible.
+        game: the game (after :meth:`Game.reset`).
+        full: show every chip count and the hidden cards (deck order, face-down removals), for debugging.
+            Once the match is over every chip count is shown, as players count them for the score.
+
+    Returns:
+        Lines joined by ``\\n``, no trailing newline. Penalty = card points - chips (penalty points, lower is
+        better); ``?`` where the chips are hidden.
+    """
+    cfg = game.config
+    n = cfg.num_players
+    over = game.is_over
+    show_all = full or over or cfg.opponent_chips == "visible"
+    me = None if view is None else view.seat
+    lines = [
+        f"No Thanks!  {n} players  deal {game.deal_index + 1}/{cfg.num_deals}  "
+        + ("match over" if over else f"cards in deck: {len(game.deck) - 1}")
+    ]
+    if not over:
+        lines.append(f"face-up card: {game.deck[0]}  pot: {game.pot}")
+    if cfg.removed_face_up:
+        lines.append(f"removed face up: {format_runs(cfg.removed_face_up)}")
+    multi = cfg.num_deals > 1
+    rows = []
+    for seat in range(n):
+        pts = card_points(game.cards[seat])
+        if full or over or (view is None and show_all):
+            chips: int | None = game.chips[seat]
+        else:
+            chips = None if view is None else view.chips[seat]
+        mark = ("*" if seat == me else " ") + (">" if not over and seat == game.current_seat else " ")
+        rows.append(
+            (mark, f"player_{seat}", "?" if chips is None else str(chips), format_runs(mask_to_cards(game.cards[seat])),
+             str(pts), "?" if chips is None else str(pts - chips))
+            + ((str(game.match_penalties[seat]),) if multi else ())
+        )  # fmt: skip
+    header = ("", "seat", "chips", "cards", "points", "penalty") + (("match",) if multi else ())
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+    for r in (header, *rows):
+        cells = [r[0].ljust(2), r[1].ljust(widths[1]), r[2].rjust(widths[2]), r[3].ljust(widths[3])]
+        lines.append(" ".join(cells + [c.rjust(w) for c, w in zip(r[4:], widths[4:])]))
+    if over:
+        _, winners = game.ranks_and_winners()
+        lines.append("winner" + ("s" if len(winners) > 1 else "") + ": " + ", ".join(f"player_{w}" for w in winners))
+    if full and not over:
+        lines.append(f"deck (next first): {' '.join(map(str, game.deck[1:])) or '-'}")
+        lines.append(f"removed face down: {' '.join(map(str, game.removed_hidden)) or '-'}")
+    legend = ["* = you"] if me is not None else []
+    if not over:
+        legend.append("> = to act")
+    if not show_all:
+        legend.append("? = hidden (every chip movement is public, so it can be counted)")
+    if legend:
+        lines.append("   ".join(legend))
+    return "\n".join(lines)
