@@ -1,0 +1,149 @@
+"""Throughput benchmarks. One sub-command per subject; each prints a table.
+
+    python -m training.benchmark env [--seconds S] [--players 3 5 7]
+
+``env``: decisions per second of uniformly random legal play, on one process (one core), at these levels:
+
+- ``engine``: :meth:`nothanks_env.game.Game.step` alone (the random choice and resets included).
+- ``aec_env``: ``nothanks_v0.env()`` with its wrappers, one ``last()`` (full observation) and one
+  ``step()`` per decision, the PettingZoo loop of a real agent.
+- ``seat_view+encode``: ``encoding.encode(game.seat_view(seat))``, the reference observation path, per call.
+- ``encode``: ``encoding.encode(view)`` alone on prepared seat views, per call.
+
+Rates are wall-clock (``time.perf_counter``) over about ``--seconds`` per cell; the machine's load average
+is printed because other processes on a shared machine lower them. To add a level, append a
+``(name, function(num_players, seconds) -> rate)`` pair to :data:`ENV_LEVELS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+
+from nothanks_env import encoding, nothanks_v0
+from nothanks_env.game import TAKE, Game, GameConfig, SeatView
+
+
+def engine_rate(num_players: int, seconds: float) -> float:
+    """Decisions/s of ``Game.step`` with random legal actions (resets included)."""
+    game = Game(GameConfig(num_players=num_players))
+    rng = random.Random(0)
+    decisions, seed = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game.reset(seed=seed)
+        seed += 1
+        chips = game.chips  # the engine mutates this list in place within a deal
+        while not game.is_over:
+            game.step(rng.getrandbits(1) if chips[game.current_seat] else TAKE)
+            decisions += 1
+    return decisions / (time.perf_counter() - start)
+
+
+def aec_env_rate(num_players: int, seconds: float) -> float:
+    """Decisions/s of ``nothanks_v0.env()``: one ``last()`` and one ``step()`` per decision."""
+    env = nothanks_v0.env(num_players=num_players)
+    rng = random.Random(0)
+    decisions, seed = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed)
+        seed += 1
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, _truncated, _info = env.last()
+            if terminated:
+                env.step(None)
+                continue
+            env.step(rng.getrandbits(1) if obs["action_mask"][0] else TAKE)
+            decisions += 1
+    return decisions / (time.perf_counter() - start)
+
+
+def _random_views(num_players: int, count: int) -> list[SeatView]:
+    """``count`` seat views of the seat to act, taken along random games."""
+    game = Game(GameConfig(num_players=num_players))
+    rng = random.Random(1)
+    out: list[SeatView] = []
+    seed = 0
+    while len(out) < count:
+        game.reset(seed=seed)
+        seed += 1
+        while not game.is_over and len(out) < count:
+            out.append(game.seat_view(game.current_seat))
+            game.step(rng.getrandbits(1) if game.chips[game.current_seat] else TAKE)
+    return out
+
+
+def seat_view_encode_rate(num_players: int, seconds: float) -> float:
+    """Calls/s of ``encode(game.seat_view(seat))`` on states of random games (stepping not timed)."""
+    game = Game(GameConfig(num_players=num_players))
+    rng = random.Random(2)
+    calls, seed, elapsed = 0, 0, 0.0
+    while elapsed < seconds:
+        game.reset(seed=seed)
+        seed += 1
+        while not game.is_over:
+            t0 = time.perf_counter()
+            encoding.encode(game.seat_view(game.current_seat))
+            elapsed += time.perf_counter() - t0
+            calls += 1
+            game.step(rng.getrandbits(1) if game.chips[game.current_seat] else TAKE)
+    return calls / elapsed
+
+
+def encode_rate(num_players: int, seconds: float) -> float:
+    """Calls/s of ``encoding.encode(view)`` on prepared seat views from random games."""
+    views = _random_views(num_players, 2000)
+    calls = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for v in views:
+            encoding.encode(v)
+        calls += len(views)
+    return calls / (time.perf_counter() - start)
+
+
+ENV_LEVELS: list[tuple[str, Callable[[int, float], float]]] = [
+    ("engine", engine_rate),
+    ("aec_env", aec_env_rate),
+    ("seat_view+encode", seat_view_encode_rate),
+    ("encode", encode_rate),
+]
+"""(column name, function(num_players, seconds) -> decisions or calls per second)."""
+
+
+def bench_env(args: argparse.Namespace) -> None:
+    """Print the ``env`` table: one row per player count, one column per level of :data:`ENV_LEVELS`."""
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"random legal play, {args.seconds:g} s per cell, python {sys.version.split()[0]}, load average {load}")
+    names = [name for name, _ in ENV_LEVELS]
+    widths = [max(len(name), 12) for name in names]
+    print(f"{'players':>7}  " + "  ".join(f"{name:>{w}}" for name, w in zip(names, widths)))
+    for n in args.players:
+        rates = [fn(n, args.seconds) for _, fn in ENV_LEVELS]
+        print(f"{n:>7}  " + "  ".join(f"{rate:>{w},.0f}" for rate, w in zip(rates, widths)), flush=True)
+    print("units: decisions/s (engine, aec_env), calls/s (seat_view+encode, encode)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; add a sub-command with ``subparsers.add_parser(...).set_defaults(func=...)``."""
+    parser = argparse.ArgumentParser(prog="python -m training.benchmark", description=__doc__.split("\n")[0])
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    p = subparsers.add_parser("env", help="decisions/s of the engine, the AEC env and the observation encoder")
+    p.add_argument("--seconds", type=float, default=1.0, help="wall-clock seconds per table cell (default 1)")
+    p.add_argument("--players", type=int, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
+    p.set_defaults(func=bench_env)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()
