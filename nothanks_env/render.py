@@ -1,13 +1,21 @@
 """Plain-text table of a No Thanks! game, from one seat's point of view or with everything shown.
 
-Used by the env's ``render_mode="ansi"/"human"`` and by terminal play. Example (seat 0's view, chips hidden)::
+Used by the env's ``render_mode="ansi"/"human"`` and by terminal play.
 
-    No Thanks!  3 players  deal 1/1  cards in deck: 21
-    face-up card: 27  pot: 2
-       seat       chips  cards               points  penalty
-    *  player_0      10  12 [20-22]              32       22
-    >  player_1       ?  [8-9]                    8        ?
-       player_2       ?  -                        0        ?
+Example (seat 0's view; ``*`` marks the viewer, ``>`` the seat to act):
+    >>> from nothanks_env.game import PASS, TAKE, Deal, Game, GameConfig
+    >>> deck = (20, 21, 22, 12, 23, 27, *range(13, 20), 24, 25, 26, *range(28, 36))
+    >>> g = Game(GameConfig(num_players=3, starting_seat=0))
+    >>> g.reset(deals=[Deal(deck, tuple(range(3, 12)))])
+    >>> for a in (PASS, PASS, TAKE, TAKE, PASS, TAKE, PASS):
+    ...     _ = g.step(a)
+    >>> print(render_table(g.seat_view(0), g))
+    No Thanks!  3 players  deal 1/1  cards in deck: 20
+    face-up card: 12  pot: 1
+       seat     chips cards   points penalty
+    *  player_0    10 22          22      12
+     > player_1     ? -            0       ?
+       player_2     ? [20-21]     20       ?
     * = you   > = to act   ? = hidden (every chip movement is public, so it can be counted)
 """
 

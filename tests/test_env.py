@@ -186,6 +186,7 @@ def play_script(e) -> None:
     e.step(PASS)
     assert e.agent_selection == "player_1"
     assert not any(e.terminations.values())
+    assert set(e.rewards.values()) == set(e._cumulative_rewards.values()) == {0.0}, "nothing is paid before the end"
     e.step(TAKE)
 
 

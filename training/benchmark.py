@@ -11,8 +11,9 @@
 - ``encode``: ``encoding.encode(view)`` alone on prepared seat views, per call.
 
 Rates are wall-clock (``time.perf_counter``) over about ``--seconds`` per cell; the machine's load average
-is printed because other processes on a shared machine lower them. To add a level, append a
-``(name, function(num_players, seconds) -> rate)`` pair to :data:`ENV_LEVELS`.
+is printed because other processes on a shared machine lower them. ``--clock cpu`` times with
+``time.process_time`` instead (CPU seconds of this process), which is less sensitive to that load. To add
+a level, append a ``(name, function(num_players, seconds, clock) -> rate)`` pair to :data:`ENV_LEVELS`.
 """
 
 from __future__ import annotations
@@ -27,30 +28,33 @@ from collections.abc import Callable
 from nothanks_env import encoding, nothanks_v0
 from nothanks_env.game import TAKE, Game, GameConfig, SeatView
 
+Clock = Callable[[], float]
+"""A timer in seconds: ``time.perf_counter`` (wall) or ``time.process_time`` (CPU)."""
 
-def engine_rate(num_players: int, seconds: float) -> float:
+
+def engine_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
     """Decisions/s of ``Game.step`` with random legal actions (resets included)."""
     game = Game(GameConfig(num_players=num_players))
     rng = random.Random(0)
     decisions, seed = 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    while clock() - start < seconds:
         game.reset(seed=seed)
         seed += 1
         chips = game.chips  # the engine mutates this list in place within a deal
         while not game.is_over:
             game.step(rng.getrandbits(1) if chips[game.current_seat] else TAKE)
             decisions += 1
-    return decisions / (time.perf_counter() - start)
+    return decisions / (clock() - start)
 
 
-def aec_env_rate(num_players: int, seconds: float) -> float:
+def aec_env_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
     """Decisions/s of ``nothanks_v0.env()``: one ``last()`` and one ``step()`` per decision."""
     env = nothanks_v0.env(num_players=num_players)
     rng = random.Random(0)
     decisions, seed = 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    while clock() - start < seconds:
         env.reset(seed=seed)
         seed += 1
         for _agent in env.agent_iter():
@@ -60,7 +64,7 @@ def aec_env_rate(num_players: int, seconds: float) -> float:
                 continue
             env.step(rng.getrandbits(1) if obs["action_mask"][0] else TAKE)
             decisions += 1
-    return decisions / (time.perf_counter() - start)
+    return decisions / (clock() - start)
 
 
 def _random_views(num_players: int, count: int) -> list[SeatView]:
@@ -78,7 +82,7 @@ def _random_views(num_players: int, count: int) -> list[SeatView]:
     return out
 
 
-def seat_view_encode_rate(num_players: int, seconds: float) -> float:
+def seat_view_encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
     """Calls/s of ``encode(game.seat_view(seat))`` on states of random games (stepping not timed)."""
     game = Game(GameConfig(num_players=num_players))
     rng = random.Random(2)
@@ -87,44 +91,48 @@ def seat_view_encode_rate(num_players: int, seconds: float) -> float:
         game.reset(seed=seed)
         seed += 1
         while not game.is_over:
-            t0 = time.perf_counter()
+            t0 = clock()
             encoding.encode(game.seat_view(game.current_seat))
-            elapsed += time.perf_counter() - t0
+            elapsed += clock() - t0
             calls += 1
             game.step(rng.getrandbits(1) if game.chips[game.current_seat] else TAKE)
     return calls / elapsed
 
 
-def encode_rate(num_players: int, seconds: float) -> float:
+def encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
     """Calls/s of ``encoding.encode(view)`` on prepared seat views from random games."""
     views = _random_views(num_players, 2000)
     calls = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    while clock() - start < seconds:
         for v in views:
             encoding.encode(v)
         calls += len(views)
-    return calls / (time.perf_counter() - start)
+    return calls / (clock() - start)
 
 
-ENV_LEVELS: list[tuple[str, Callable[[int, float], float]]] = [
+ENV_LEVELS: list[tuple[str, Callable[[int, float, Clock], float]]] = [
     ("engine", engine_rate),
     ("aec_env", aec_env_rate),
     ("seat_view+encode", seat_view_encode_rate),
     ("encode", encode_rate),
 ]
-"""(column name, function(num_players, seconds) -> decisions or calls per second)."""
+"""(column name, function(num_players, seconds, clock) -> decisions or calls per second)."""
 
 
 def bench_env(args: argparse.Namespace) -> None:
     """Print the ``env`` table: one row per player count, one column per level of :data:`ENV_LEVELS`."""
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"random legal play, {args.seconds:g} s per cell, python {sys.version.split()[0]}, load average {load}")
+    print(
+        f"random legal play, {args.seconds:g} {args.clock} s per cell, python {sys.version.split()[0]}, "
+        f"load average {load}"
+    )
     names = [name for name, _ in ENV_LEVELS]
     widths = [max(len(name), 12) for name in names]
     print(f"{'players':>7}  " + "  ".join(f"{name:>{w}}" for name, w in zip(names, widths)))
     for n in args.players:
-        rates = [fn(n, args.seconds) for _, fn in ENV_LEVELS]
+        rates = [fn(n, args.seconds, clock) for _, fn in ENV_LEVELS]
         print(f"{n:>7}  " + "  ".join(f"{rate:>{w},.0f}" for rate, w in zip(rates, widths)), flush=True)
     print("units: decisions/s (engine, aec_env), calls/s (seat_view+encode, encode)")
 
@@ -134,8 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m training.benchmark", description=__doc__.split("\n")[0])
     subparsers = parser.add_subparsers(dest="command", required=True)
     p = subparsers.add_parser("env", help="decisions/s of the engine, the AEC env and the observation encoder")
-    p.add_argument("--seconds", type=float, default=1.0, help="wall-clock seconds per table cell (default 1)")
+    p.add_argument("--seconds", type=float, default=1.0, help="seconds of the chosen clock per table cell (default 1)")
     p.add_argument("--players", type=int, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
     p.set_defaults(func=bench_env)
     return parser
 
