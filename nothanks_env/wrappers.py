@@ -47,9 +47,9 @@ def _forward(name: str) -> property:
 
 
 def _fast(base: type[pz.BaseWrapper], **extra: Any) -> type[pz.BaseWrapper]:
-    def __init__(self: pz.BaseWrapper, *args: Any, **kwargs: Any) -> None:
-        base.__init__(self, *args, **kwargs)
-        self._raw = self.env.unwrapped
+    def __init__(self: pz.BaseWrapper, env: Any, *args: Any, **kwargs: Any) -> None:
+        self._raw = env.unwrapped  # first: some PettingZoo versions assign forwarded names in __init__
+        base.__init__(self, env, *args, **kwargs)
 
     namespace = {"__init__": __init__, "__doc__": base.__doc__, "__module__": __name__}
     namespace.update({n: _forward(n) for n in FORWARDED}, **extra)
