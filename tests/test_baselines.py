@@ -184,8 +184,11 @@ def test_search_takes_when_forced_and_plays_obvious_endgames():
     # Last card: 35 with nothing on it and plenty of chips: a pass costs 1 point, a take 35.
     last = dict(cards_in_deck=0, unseen=list(range(3, 12)))
     assert act(s, make_view(35, 0, [[20], [21], [22]], [9, 9, 9], **last)) == PASS
-    # Last card 23 extends our 22 with 6 chips on it: taking gains 6 points; passing lets seat 1 take it.
-    assert act(s, make_view(23, 6, [[22], [20], [21]], [9, 9, 9], **last)) == TAKE
+    # Last card 23 extends our 22 with 6 chips on it, and joins seat 1's 24: if we pass, seat 1 takes it
+    # (-1 point and 7 chips for it); if we take it we gain 6 points. Take.
+    assert act(s, make_view(23, 6, [[22], [24], [21]], [9, 9, 9], **last)) == TAKE
+    # With nobody else wanting it, letting it go round once more is worth 2 chips: the search milks it.
+    assert act(s, make_view(23, 6, [[22], [20], [26]], [9, 9, 9], **last)) == PASS
 
 
 def _states(n_games: int, seed: int):
