@@ -1,7 +1,10 @@
-"""nothanks: the No Thanks! (Geschenkt) rules engine and PettingZoo environment."""
+"""nothanks: the No Thanks! (Geschenkt) rules engine and PettingZoo environment.
+
+Create the environment the PettingZoo way: ``from nothanks_env import nothanks_v0; env = nothanks_v0.env()``.
+(``env``/``raw_env`` are deliberately not re-exported here: that would shadow the ``nothanks_env.env`` module.)
+"""
 
 from nothanks_env import nothanks_v0
-from nothanks_env.env import env, raw_env
 from nothanks_env.game import (
     PASS,
     TAKE,
@@ -28,8 +31,6 @@ __all__ = [
     "RuleError",
     "SeatView",
     "score",
-    "env",
-    "raw_env",
     "nothanks_v0",
     "PRESETS",
     "get_preset",

@@ -85,14 +85,15 @@ def test_wrappers_keep_order_checks():
 
 def test_exports_and_pickle():
     assert nothanks_env.nothanks_v0 is nothanks_v0
-    assert nothanks_env.raw_env is nothanks_v0.raw_env and nothanks_env.env is nothanks_v0.env
+    env_module = importlib.import_module("nothanks_env.env")
+    assert nothanks_env.env is env_module  # the submodule is not shadowed by the env() function
+    assert nothanks_v0.raw_env is env_module.raw_env and nothanks_v0.env is env_module.env
     assert (nothanks_v0.PASS, nothanks_v0.TAKE) == (0, 1) == (PASS, TAKE)
     e = pickle.loads(pickle.dumps(nothanks_v0.raw_env(num_players=5, reward="penalty", chip_memory=True)))
     assert (e.config.num_players, e.reward_mode, e.chip_memory) == (5, "penalty", True)
 
 
 def test_doc_examples_run():
-    # importlib: the attribute nothanks_env.env is the env() function, which shadows the module of that name
     names = [
         "nothanks_env.env",
         "nothanks_env.presets",

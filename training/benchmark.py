@@ -5,10 +5,13 @@
 ``env``: decisions per second of uniformly random legal play, on one process (one core), at these levels:
 
 - ``engine``: :meth:`nothanks_env.game.Game.step` alone (the random choice and resets included).
+- ``vector_engine``: :meth:`nothanks_env.vector.VectorGame.step` over a batch of 1024 games (the
+  batched fast path that training and evaluation use; random choice and re-deals included).
 - ``aec_env``: ``nothanks_v0.env()`` with its wrappers, one ``last()`` (full observation) and one
   ``step()`` per decision, the PettingZoo loop of a real agent.
 - ``seat_view+encode``: ``encoding.encode(game.seat_view(seat))``, the reference observation path, per call.
 - ``encode``: ``encoding.encode(view)`` alone on prepared seat views, per call.
+- ``vector_encode``: ``VectorGame.view().observation()`` on a batch of 1024 games, per observation.
 
 Rates are wall-clock (``time.perf_counter``) over about ``--seconds`` per cell; the machine's load average
 is printed because other processes on a shared machine lower them. ``--clock cpu`` times with
@@ -25,8 +28,13 @@ import sys
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from nothanks_env import encoding, nothanks_v0
-from nothanks_env.game import TAKE, Game, GameConfig, SeatView
+from nothanks_env.game import PASS, TAKE, Game, GameConfig, SeatView
+from nothanks_env.vector import VectorGame
+
+VECTOR_BATCH: int = 1024
 
 Clock = Callable[[], float]
 """A timer in seconds: ``time.perf_counter`` (wall) or ``time.process_time`` (CPU)."""
@@ -46,6 +54,37 @@ def engine_rate(num_players: int, seconds: float, clock: Clock = time.perf_count
             game.step(rng.getrandbits(1) if chips[game.current_seat] else TAKE)
             decisions += 1
     return decisions / (clock() - start)
+
+
+def vector_engine_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
+    """Decisions/s of ``VectorGame.step`` on :data:`VECTOR_BATCH` games, random legal actions, re-deals included."""
+    vg = VectorGame(GameConfig(num_players=num_players), VECTOR_BATCH, seed=0)
+    rng = np.random.default_rng(0)
+    decisions = 0
+    start = clock()
+    while clock() - start < seconds:
+        can_pass = vg.legal_mask()[:, PASS] == 1
+        actions = np.where(can_pass & (rng.random(VECTOR_BATCH) < 0.5), PASS, TAKE)
+        decisions += int((~vg.done).sum())
+        vg.step(actions)
+        vg.reset_games(vg.done)
+    return decisions / (clock() - start)
+
+
+def vector_encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
+    """Observations/s of ``VectorGame.view().observation()`` on :data:`VECTOR_BATCH` games mid-deal."""
+    vg = VectorGame(GameConfig(num_players=num_players), VECTOR_BATCH, seed=0)
+    rng = np.random.default_rng(1)
+    for _ in range(40):  # move the games into mid-deal states
+        can_pass = vg.legal_mask()[:, PASS] == 1
+        vg.step(np.where(can_pass & (rng.random(VECTOR_BATCH) < 0.7), PASS, TAKE))
+        vg.reset_games(vg.done)
+    calls = 0
+    start = clock()
+    while clock() - start < seconds:
+        vg.view().observation()
+        calls += VECTOR_BATCH
+    return calls / (clock() - start)
 
 
 def aec_env_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
@@ -113,9 +152,11 @@ def encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_count
 
 ENV_LEVELS: list[tuple[str, Callable[[int, float, Clock], float]]] = [
     ("engine", engine_rate),
+    ("vector_engine", vector_engine_rate),
     ("aec_env", aec_env_rate),
     ("seat_view+encode", seat_view_encode_rate),
     ("encode", encode_rate),
+    ("vector_encode", vector_encode_rate),
 ]
 """(column name, function(num_players, seconds, clock) -> decisions or calls per second)."""
 
@@ -134,7 +175,7 @@ def bench_env(args: argparse.Namespace) -> None:
     for n in args.players:
         rates = [fn(n, args.seconds, clock) for _, fn in ENV_LEVELS]
         print(f"{n:>7}  " + "  ".join(f"{rate:>{w},.0f}" for rate, w in zip(rates, widths)), flush=True)
-    print("units: decisions/s (engine, aec_env), calls/s (seat_view+encode, encode)")
+    print("units: decisions/s (engine, vector_engine, aec_env), observations/s (the encode columns)")
 
 
 def build_parser() -> argparse.ArgumentParser:
