@@ -232,15 +232,28 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
                 raise ConfigError(f"override {key}: {p} is set to a value and used as a section")
-        node[leaf] = value
+        node[leaf] = _Replace(value) if isinstance(value, dict) else value
     return tree
+
+
+class _Replace(dict):
+    """A mapping given whole on the command line (``pool.scripted={random: 1}``): it replaces, not merges."""
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+        if isinstance(v, _Replace):
+            out[k] = dict(v)
+        elif isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = _plain(v)
     return out
+
+
+def _plain(v: Any) -> Any:
+    return {k: _plain(x) for k, x in v.items()} if isinstance(v, dict) else v
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
@@ -262,7 +275,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         raise ConfigError(f"config file {path} is not valid YAML: {e}") from e
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path}: expected a mapping of sections, got {type(data).__name__}")
-    return config_from_dict(_merge(data, parse_overrides(overrides or [])), source=str(path))
+    source = str(path) + (f" with overrides {overrides}" if overrides else "")
+    return config_from_dict(_merge(data, parse_overrides(overrides or [])), source=source)
 
 
 def config_from_dict(data: dict[str, Any], source: str = "(dict)") -> Config:

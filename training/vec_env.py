@@ -305,7 +305,51 @@ class SelfPlayVecEnv(VecEnv):
     def seed(self, seed: int | None = None) -> list[int | None]:
         return [None] * self.num_envs  # seeded at construction; reseeding mid-run would break resume
 
+    def force_deal(
+        self,
+        slot: int,
+        deck: np.ndarray,
+        removed_hidden: np.ndarray,
+        *,
+        first_seat: int,
+        learner_seat: int,
+        opponents: Sequence[str] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Replace slot ``slot``'s game by a fixed deal (for tests and demonstrations).
+
+        Args:
+            slot: env index.
+            deck, removed_hidden: int arrays of shape (1, deck_size) and (1, num_removed).
+            first_seat, learner_seat: seats that act first and that the learner plays.
+            opponents: member names per seat (the learner's entry is ignored); default: drawn from the pool.
+
+        Returns:
+            The slot's observation float32 (OBS_SIZE,) and mask bool (2,), once opponents have acted.
+        """
+        for t in self.tables:
+            if slot >= t.n:
+                slot -= t.n
+                continue
+            one = np.zeros(t.n, dtype=bool)
+            one[slot] = True
+            t.game.reset_games(one, deck=deck, removed_hidden=removed_hidden, first_seat=np.array([first_seat]))
+            self._new_games(t, one)
+            t.learner[slot] = learner_seat
+            if opponents is not None:
+                by_name = {m.name: i for i, m in self.pool.members.items()}
+                t.opp[slot] = [by_name[n] if s != learner_seat else -1 for s, n in enumerate(opponents)]
+            else:
+                t.opp[slot] = self.pool.draw((t.p,))
+            t.opp[slot, learner_seat] = -1
+            self._play_opponents(t, np.zeros(t.n), np.zeros(t.n, dtype=bool), [{} for _ in range(t.n)])
+            obs = self._observe()
+            return obs[self._offset(t) + slot], self._masks[self._offset(t) + slot]
+        raise IndexError(f"slot: expected 0..{self.num_envs - 1}, got {slot}")
+
     # ---------------------------------------------------------------- internals
+    def _offset(self, table: _Table) -> int:
+        return sum(t.n for t in self.tables[: self.tables.index(table)])
+
     def _observe(self) -> np.ndarray:
         obs, masks = [], []
         for t in self.tables:

@@ -1,0 +1,142 @@
+"""Checkpoints: the saved policy acts exactly as the trained one; atomic writes; clear errors on bad files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from nothanks_env.game import GameConfig
+from nothanks_env.vector import VectorGame
+from training import checkpoints as ckpt
+from training.checkpoints import CheckpointError, MLPPolicy, load_checkpoint_policy, save_checkpoint
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def small_model(chip_memory: bool = True):
+    from sb3_contrib import MaskablePPO
+
+    from nothanks_env.baselines import RandomPolicy
+    from training.vec_env import OpponentPool, SelfPlayVecEnv
+
+    pool = OpponentPool({"random": (1.0, {0: RandomPolicy(seed=0)})}, seed=0)
+    env = SelfPlayVecEnv([GameConfig(num_players=3)], 4, pool, chip_memory=chip_memory, seed=0)
+    kwargs = {"net_arch": {"pi": [32, 16], "vf": [8]}, "activation_fn": torch.nn.Tanh}
+    return MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=32, policy_kwargs=kwargs, seed=0, device="cpu")
+
+
+def views(n: int = 64, seed: int = 0):
+    """Batch views from the middle of random games (some at 0 chips, so masks matter)."""
+    vg = VectorGame(GameConfig(num_players=4), n, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(rng.integers(20, 60)):
+        vg.step(np.where((vg.legal_mask()[:, 0] == 1) & (rng.random(n) < 0.8), 0, 1))
+        vg.reset_games(vg.done)
+    return vg.view()
+
+
+@pytest.mark.parametrize("chip_memory", [True, False])
+def test_checkpoint_policy_acts_as_the_trained_sb3_policy(tmp_path, chip_memory):
+    model = small_model(chip_memory)
+    meta = {"activation": "tanh", "chip_memory": chip_memory, "timesteps": 0}
+    path = save_checkpoint(tmp_path / "c", ckpt.actor_weights(model.policy), meta)
+    policy = load_checkpoint_policy(path)
+    assert policy.chip_memory is chip_memory and policy.name == "c"
+    view = views()
+    obs, mask = view.observation(chip_memory), view.action_mask().astype(bool)
+    expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
+    np.testing.assert_array_equal(policy.act_batch(view), expected)
+    assert (policy.act_batch(view)[mask[:, 0] == 0] == 1).all()  # never PASS at 0 chips
+    # Sampling follows the masked distribution of the SB3 policy.
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.from_numpy(obs), action_masks=mask)
+        p_take = dist.distribution.probs[:, 1].numpy()
+    sampler = load_checkpoint_policy(path, deterministic=False, seed=0)
+    takes = np.mean([sampler.act_batch(view) for _ in range(400)], axis=0)
+    np.testing.assert_allclose(takes, p_take, atol=0.1)
+
+
+def test_metadata_describes_the_checkpoint(tmp_path):
+    w = MLPPolicy(ckpt.actor_weights(small_model().policy), activation="tanh").weights()
+    path = save_checkpoint(tmp_path / "c", w, {"activation": "tanh", "chip_memory": True, "config": {"a": 1}})
+    meta = json.loads((path / ckpt.METADATA_FILE).read_text())
+    assert meta["observation_layout"][0] == ["face_up_card", 33] and meta["obs_size"] == 389
+    assert {"torch", "numpy", "nothanks", "stable_baselines3", "sb3_contrib"} <= set(meta["package_versions"])
+    assert set(meta["files"]) == {ckpt.WEIGHTS_FILE} and meta["config"] == {"a": 1}
+    assert not list(tmp_path.glob(".*"))  # no temporary directory left behind
+
+
+def test_save_refuses_to_overwrite_and_swaps_atomically_when_asked(tmp_path):
+    w = ckpt.actor_weights(small_model().policy)
+    meta = {"activation": "tanh", "chip_memory": True}
+    first = save_checkpoint(tmp_path / "c", w, meta | {"n": 1})
+    before = {p.name: p.read_bytes() for p in first.iterdir()}
+    with pytest.raises(FileExistsError, match="refusing to overwrite"):
+        save_checkpoint(tmp_path / "c", w, meta | {"n": 2})
+    assert {p.name: p.read_bytes() for p in first.iterdir()} == before
+    save_checkpoint(tmp_path / "c", w, meta | {"n": 3}, overwrite=True)
+    assert ckpt.read_metadata(tmp_path / "c")["n"] == 3
+
+
+def test_missing_checkpoint_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="checkpoint not found"):
+        load_checkpoint_policy(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="policy.safetensors"):
+        load_checkpoint_policy(tmp_path / "empty")
+
+
+@pytest.mark.parametrize("damage", ["flip_weights", "truncate_weights", "bad_json", "other_layout"])
+def test_corrupted_checkpoint_is_a_clear_error(tmp_path, damage):
+    path = save_checkpoint(
+        tmp_path / "c", ckpt.actor_weights(small_model().policy), {"activation": "tanh", "chip_memory": True}
+    )
+    weights, meta = path / ckpt.WEIGHTS_FILE, path / ckpt.METADATA_FILE
+    if damage == "flip_weights":
+        data = bytearray(weights.read_bytes())
+        data[-5] ^= 0xFF
+        weights.write_bytes(bytes(data))
+        match = "corrupted"
+    elif damage == "truncate_weights":
+        weights.write_bytes(weights.read_bytes()[:100])
+        match = "corrupted"
+    elif damage == "bad_json":
+        meta.write_text(meta.read_text()[:40])
+        match = "metadata.json is corrupted"
+    else:
+        m = json.loads(meta.read_text())
+        m["observation_layout"][0] = ["face_up_card", 34]
+        meta.write_text(json.dumps(m))
+        match = "observation layout"
+    with pytest.raises(CheckpointError, match=match):
+        load_checkpoint_policy(path)
+
+
+def test_weights_that_do_not_fit_are_rejected():
+    with pytest.raises(CheckpointError, match="inputs and 2 outputs"):
+        MLPPolicy({"layers.0.weight": torch.zeros(3, 10), "layers.0.bias": torch.zeros(3)})
+    with pytest.raises(CheckpointError, match="activation"):
+        MLPPolicy({"layers.0.weight": torch.zeros(2, 389), "layers.0.bias": torch.zeros(2)}, activation="gelu")
+
+
+@pytest.mark.parametrize("name", sorted(ckpt.SHIPPED))
+def test_shipped_agents_load_by_short_name(name):
+    if not Path(ckpt.SHIPPED[name]).exists():
+        pytest.fail(f"shipped checkpoint {name} missing at {ckpt.SHIPPED[name]}")
+    from training.specs import load_policy
+
+    policy = load_policy(name)
+    meta = ckpt.verify_checkpoint(ckpt.SHIPPED[name])
+    assert meta["eval"] and (Path(ckpt.SHIPPED[name]) / "eval.md").is_file()
+    actions = policy.act_batch(views(8))
+    assert actions.shape == (8,) and set(actions.tolist()) <= {0, 1}

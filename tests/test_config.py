@@ -1,0 +1,86 @@
+"""Configs: every shipped YAML validates; unknown or ill-typed keys and bad overrides are clear errors."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from training.config import CONFIG_DIR, ConfigError, load_config, parse_overrides
+from training.selfplay import split_dotted_flags
+
+
+@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_validate(path):
+    cfg = load_config(path)
+    assert cfg.ppo.batch_size <= cfg.n_envs * cfg.ppo.n_steps
+
+
+def test_default_config_is_three_players_standard_rules():
+    cfg = load_config()
+    assert cfg.game.num_players == [3]
+    g = cfg.game.game_config(3)
+    assert (g.lowest_card, g.highest_card, g.num_removed, g.chips_per_player, g.opponent_chips) == (
+        3,
+        35,
+        9,
+        11,
+        "hidden",
+    )
+    assert cfg.run.torch_threads == 1 and cfg.env.reward == "win"
+
+
+def test_variant_configs():
+    assert load_config(CONFIG_DIR / "selfplay_4p.yaml").game.num_players == [4]
+    assert load_config(CONFIG_DIR / "selfplay_5p.yaml").game.num_players == [5]
+    assert len(load_config(CONFIG_DIR / "selfplay_mixed.yaml").game.num_players) > 1
+
+
+def test_overrides_and_dotted_flags():
+    rest, dotted = split_dotted_flags(["cfg.yaml", "--ppo.learning_rate", "1e-4", "--run.seed=3", "--resume", "x"])
+    assert rest == ["cfg.yaml", "--resume", "x"] and dotted == ["ppo.learning_rate=1e-4", "run.seed=3"]
+    cfg = load_config(None, [*dotted, "ppo.net_arch=[64, 32]", "game.num_players=4", "pool.scripted={random: 1}"])
+    assert cfg.ppo.learning_rate == pytest.approx(1e-4) and cfg.run.seed == 3
+    assert cfg.ppo.net_arch == [64, 32] and cfg.game.num_players == [4] and cfg.pool.scripted == {"random": 1.0}
+    assert parse_overrides(["a.b.c=x"]) == {"a": {"b": {"c": "x"}}}
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("ppo: {learning_rat: 0.1}", "ppo.learning_rat: unknown key"),
+        ("ppo: {learning_rate: fast}", "ppo.learning_rate: Input should be a valid number"),
+        ("ppo: {n_epochs: 0}", "ppo.n_epochs: Input should be greater than or equal to 1"),
+        ("game: {num_players: 9}", "game.num_players: Value error, expected player counts in 3..7, got 9"),
+        ("game: {num_removed: 40}", "num_removed"),
+        ("trainer: {}", "trainer: unknown key"),
+        ("eval: {best_metric: search}", "best_metric: expected one of"),
+        ("ppo: {batch_size: 100000}", "ppo.batch_size: expected <= rollout size"),
+        ("- just\n- a list", "expected a mapping"),
+        ("ppo: [unclosed", "not valid YAML"),
+    ],
+)
+def test_bad_config_is_a_clear_error(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert message in str(err.value)
+    assert "bad.yaml" in str(err.value)
+
+
+def test_bad_override_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="expected KEY.PATH=VALUE"):
+        load_config(None, ["ppo.learning_rate"])
+    with pytest.raises(ConfigError, match="run.sed: unknown key"):
+        load_config(None, ["run.sed=1"])
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_resolved_config_round_trips(tmp_path):
+    from training.config import dump_config
+
+    cfg = load_config(None, ["run.seed=7"])
+    dump_config(cfg, tmp_path / "c.yaml")
+    assert load_config(tmp_path / "c.yaml") == cfg
+    assert yaml.safe_load((tmp_path / "c.yaml").read_text())["run"]["seed"] == 7

@@ -1,0 +1,191 @@
+"""The main job end to end: train, checkpoint, resume, evaluate, stop on SIGTERM, refuse bad input, learn."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from training import checkpoints as ckpt
+from training.config import CONFIG_DIR
+from training.selfplay import main, step_checkpoints
+
+SMOKE = str(CONFIG_DIR / "smoke.yaml")
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def restore_threads():
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+def only_run(runs: Path) -> Path:
+    (run,) = list(runs.iterdir())
+    return run
+
+
+def scalars(run: Path, tag: str) -> list[tuple[int, float]]:
+    ea = EventAccumulator(str(run))
+    ea.Reload()
+    return [(e.step, e.value) for e in ea.Scalars(tag)] if tag in ea.Tags()["scalars"] else []
+
+
+def digest(run: Path) -> dict[str, str]:
+    return {str(p.relative_to(run)): hashlib.sha256(p.read_bytes()).hexdigest() for p in run.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory) -> Path:
+    runs = tmp_path_factory.mktemp("runs")
+    assert main([SMOKE, "--run.runs_dir", str(runs)]) == 0
+    return only_run(runs)
+
+
+def test_smoke_run_writes_the_run_folder(smoke_run):
+    run = smoke_run
+    assert run.name.startswith("smoke__0__")
+    for name in ("config.yaml", "evals.jsonl", "final_eval.md", "learning_curve.png"):
+        assert (run / name).is_file(), name
+    assert list(run.glob("events.out.tfevents.*"))
+    steps = step_checkpoints(run)
+    assert [int(p.name[5:]) for p in steps] == [2048, 4096]
+    meta = ckpt.verify_checkpoint(steps[-1])
+    assert meta["timesteps"] == 4096 and meta["config"]["run"]["name"] == "smoke" and meta["chip_memory"] is True
+    assert (steps[-1] / ckpt.TRAIN_STATE_FILE).is_file()
+    for name in ("best", "final"):
+        m = ckpt.verify_checkpoint(run / "checkpoints" / name)
+        assert not (run / "checkpoints" / name / ckpt.TRAIN_STATE_FILE).exists()
+        assert set(m["eval"]) == {"heuristic", "random"}
+    final = ckpt.read_metadata(run / "checkpoints" / "final")
+    assert final["timesteps"] == 4096 and final["eval"]["random"]["games"] == 90
+    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert [e["timesteps"] for e in evals] == [0, 2048]
+    assert 0.0 <= evals[-1]["results"]["heuristic"]["win_rate"] <= 1.0
+    assert "| heuristic x2 | 3 | 90 |" in (run / "final_eval.md").read_text()
+    for tag in ("eval/heuristic/win_rate", "eval/random/mean_penalty", "charts/steps_per_s", "losses/value_loss"):
+        assert scalars(run, tag), tag
+    assert scalars(run, "pool/snapshots_held")[-1][1] == 2  # snapshots every 1024 steps, at most 2 kept
+    assert ckpt.load_checkpoint_policy(run / "checkpoints" / "final").name == "final"
+
+
+def test_resume_continues_the_run(smoke_run, tmp_path):
+    run = tmp_path / smoke_run.name
+    subprocess.run(["cp", "-r", str(smoke_run), str(run)], check=True)
+    # A checkpoint being written when the process was killed is a hidden .tmp directory: never resumed.
+    junk = run / "checkpoints" / ".step_0000999999.tmp"
+    junk.mkdir()
+    (junk / ckpt.WEIGHTS_FILE).write_bytes(b"partial")
+    before = torch.load(step_checkpoints(run)[-1] / ckpt.TRAIN_STATE_FILE, weights_only=True)
+    assert main(["--resume", str(run), "--set", "run.total_timesteps=6144"]) == 0
+    steps = step_checkpoints(run)
+    assert [int(p.name[5:]) for p in steps] == [2048, 4096, 6144]
+    after = torch.load(steps[-1] / ckpt.TRAIN_STATE_FILE, weights_only=True)
+    assert after["num_timesteps"] == 6144 and after["n_updates"] > before["n_updates"]
+    assert len(after["pool"]["snapshots"]) == 2
+    assert after["pool"]["snapshots"][-1]["step"] > before["pool"]["snapshots"][-1]["step"]
+    assert ckpt.read_metadata(run / "checkpoints" / "final")["timesteps"] == 6144
+    evals = [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert evals == [0, 2048, 4096]
+    assert len(list(run.glob("events.out.tfevents.*"))) == 2
+    assert max(s for s, _ in scalars(run, "losses/value_loss")) > 4096  # the curves continue
+    assert "total_timesteps: 6144" in (run / "config.yaml").read_text()
+
+
+def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path):
+    cmd = [sys.executable, "-m", "training.selfplay", SMOKE, "--run.runs_dir", str(tmp_path)]
+    cmd += ["--run.total_timesteps", "10000000", "--eval.every", "10000000", "--run.checkpoint_every", "1024"]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not (list(tmp_path.glob("*/checkpoints/step_*")) or proc.poll()):
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "SIGTERM: saving a checkpoint" in err
+    run = only_run(tmp_path)
+    last = step_checkpoints(run)[-1]
+    meta = ckpt.verify_checkpoint(last)
+    state = ckpt.load_train_state(last)
+    assert state["num_timesteps"] == meta["timesteps"] >= 1024 and meta["timesteps"] % 512 == 0
+    assert not (run / "checkpoints" / "final").exists()  # stopped early: no final evaluation
+
+
+def test_bad_config_is_refused(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo: {learning_rat: 0.1}\n")
+    assert main([str(bad), "--run.runs_dir", str(tmp_path / "runs")]) == 2
+    assert "ppo.learning_rat: unknown key" in capsys.readouterr().err
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "ppo.n_epochs=zero"]) == 2
+    assert "ppo.n_epochs" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_missing_run_or_checkpoint_is_refused(tmp_path, capsys):
+    assert main(["--resume", str(tmp_path / "nope")]) == 2
+    assert "expected a run folder with config.yaml" in capsys.readouterr().err
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "config.yaml").write_text((CONFIG_DIR / "smoke.yaml").read_text())
+    assert main(["--resume", str(run)]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", [ckpt.TRAIN_STATE_FILE, ckpt.WEIGHTS_FILE])
+def test_corrupted_checkpoint_is_refused_and_nothing_is_overwritten(smoke_run, tmp_path, capsys, target):
+    run = tmp_path / smoke_run.name
+    subprocess.run(["cp", "-r", str(smoke_run), str(run)], check=True)
+    victim = step_checkpoints(run)[-1] / target
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    victim.write_bytes(bytes(data))
+    before = digest(run)
+    assert main(["--resume", str(run), "--set", "run.total_timesteps=8192"]) == 2
+    err = capsys.readouterr().err
+    assert f"{target} is corrupted" in err and victim.parent.name in err
+    assert digest(run) == before
+
+
+@pytest.mark.slow
+def test_learning_against_random_opponents(tmp_path):
+    """From ~0% (the untrained argmax takes nearly every card) to > 85% against two random players.
+
+    The bar is the lower end of the 95% interval over 900 games; 85% is far above the untrained policy
+    and well below what the run reaches (~99%), so the test fails only if learning breaks.
+    """
+    overrides = [
+        "run.total_timesteps=40000",
+        "run.checkpoint_every=1000000",
+        "pool.scripted={random: 1}",
+        "pool.snapshot_weight=0",
+        "env.games_per_count=64",
+        "ppo.n_steps=16",
+        "ppo.batch_size=512",
+        "ppo.n_epochs=4",
+        "ppo.net_arch=[64, 64]",
+        "eval.opponents=[random]",
+        "eval.best_metric=random",
+        "eval.every=1000000",
+        "eval.final_games=900",
+    ]
+    args = [SMOKE, "--run.runs_dir", str(tmp_path), *(x for o in overrides for x in ("--set", o))]
+    assert main(args) == 0
+    run = only_run(tmp_path)
+    start = json.loads((run / "evals.jsonl").read_text().splitlines()[0])["results"]["random"]
+    final = ckpt.read_metadata(run / "checkpoints" / "final")["eval"]["random"]
+    assert start["win_rate"] < 0.5
+    assert final["games"] >= 900 and final["win_rate_ci"][0] > 0.85, final

@@ -1,0 +1,208 @@
+"""Learner steps/s of self-play PPO: the batched fast path next to a naive per-decision loop, same run.
+
+Both train the same MaskablePPO (``configs/selfplay.yaml``'s network and PPO settings, one torch thread)
+against frozen snapshot opponents (random-initialised networks of the same shape), for a fixed number
+of learner steps, and report learner steps per second of ``model.learn`` (collection *and* updates):
+
+- **fast**: :class:`~training.vec_env.SelfPlayVecEnv`, ``games_per_count`` games on one
+  :class:`~nothanks_env.vector.VectorGame`, each opponent policy one batched forward pass per round;
+- **naive**: the usual wrapper: one scalar :class:`~nothanks_env.game.Game` per env in a ``DummyVecEnv``
+  of 8, every opponent decision a single-observation ``predict`` call of its snapshot.
+
+Wired as ``python -m training.benchmark selfplay`` (:func:`add_arguments`, :func:`bench_selfplay`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from nothanks_env import encoding as enc
+from nothanks_env.game import Game, GameConfig
+from training.config import load_config
+
+NAIVE_ENVS = 8
+
+
+def _snapshot_weights(arch: list[int], seed: int) -> dict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    sizes = [enc.OBS_SIZE, *arch, 2]
+    out = {}
+    for i in range(len(sizes) - 1):
+        out[f"layers.{i}.weight"] = torch.randn(sizes[i + 1], sizes[i], generator=g) / sizes[i] ** 0.5
+        out[f"layers.{i}.bias"] = torch.zeros(sizes[i + 1])
+    return out
+
+
+class NaiveSelfPlayEnv(gym.Env):
+    """One game; the learner's seat drawn per game; each opponent decision is one ``predict`` call.
+
+    Reward: the learner's win share when the game ends (on anyone's move), as in the fast path.
+    """
+
+    def __init__(self, config: GameConfig, opponents: list, chip_memory: bool, seed: int) -> None:
+        self.config, self.opponents, self.chip_memory = config, opponents, chip_memory
+        self.game = Game(config)
+        self.rng = np.random.default_rng(seed)
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(enc.OBS_SIZE,), dtype=np.float32)
+        self.action_space = gym.spaces.Discrete(2)
+
+    def _advance(self) -> bool:
+        """Opponents act until the learner is to act; True if the game ended."""
+        g = self.game
+        while not g.is_over and g.current_seat != self.me:
+            view = g.seat_view(g.current_seat)
+            model = self.seat_models[g.current_seat]
+            obs = enc.encode(view, chip_memory=self.chip_memory)
+            action, _ = model.predict(obs, action_masks=enc.action_mask(view).astype(bool), deterministic=False)
+            g.step(int(action))
+        return g.is_over
+
+    def _obs(self) -> np.ndarray:
+        return enc.encode(self.game.seat_view(self.me), chip_memory=self.chip_memory)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        while True:
+            self.game.reset(seed=int(self.rng.integers(2**31)))
+            self.me = int(self.rng.integers(self.config.num_players))
+            self.seat_models = [self.opponents[int(self.rng.integers(len(self.opponents)))] for _ in range(7)]
+            if not self._advance():
+                return self._obs(), {}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        self.game.step(int(action))
+        if self._advance():
+            _, winners = self.game.ranks_and_winners()
+            reward = 1.0 / len(winners) if self.me in winners else 0.0
+            return np.zeros(enc.OBS_SIZE, dtype=np.float32), reward, True, False, {}
+        return self._obs(), 0.0, False, False, {}
+
+    def action_masks(self) -> np.ndarray:
+        return enc.action_mask(self.game.seat_view(self.me)).astype(bool)
+
+
+class _SnapshotPredictor:
+    """The ``predict`` of a frozen SB3 actor: what a naive loop calls once per opponent decision."""
+
+    def __init__(self, model) -> None:
+        self.policy = model.policy
+
+    def predict(self, obs, action_masks, deterministic=False):
+        return self.policy.predict(obs, action_masks=action_masks, deterministic=deterministic)
+
+
+def _fast_rate(cfg, steps: int, snapshots: int, clock) -> float:
+    from training.selfplay import make_env, make_model, make_pool
+
+    pool = make_pool(cfg)
+    for k in range(snapshots):
+        pool.add_snapshot(_snapshot_weights(cfg.ppo.net_arch, cfg.run.seed + k), step=k)
+    model = make_model(cfg, make_env(cfg, pool))
+    model.learn(cfg.n_envs * cfg.ppo.n_steps)  # warm-up: one rollout and update
+    start = clock()
+    model.learn(steps, reset_num_timesteps=False)
+    return steps / (clock() - start)
+
+
+def _naive_rate(cfg, steps: int, snapshots: int, clock) -> float:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.selfplay import make_model
+
+    n = cfg.game.num_players[0]
+    # Snapshot opponents are SB3 models of the same shape, called through predict (one observation each).
+    opponents = []
+    for k in range(snapshots):
+        torch.manual_seed(cfg.run.seed + k)
+        opponents.append(_SnapshotPredictor(make_model(cfg, _dummy_env(cfg, n))))
+    envs = DummyVecEnv(
+        [lambda i=i: NaiveSelfPlayEnv(cfg.game.game_config(n), opponents, cfg.env.chip_memory, i) for i in range(8)]
+    )
+    rollout = cfg.n_envs * cfg.ppo.n_steps
+    p = cfg.ppo
+    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[p.activation]
+    model = MaskablePPO(
+        "MlpPolicy",
+        envs,
+        n_steps=max(rollout // NAIVE_ENVS, 1),
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        ent_coef=p.ent_coef,
+        policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": act},
+        device="cpu",
+        seed=cfg.run.seed,
+    )
+    start = clock()
+    model.learn(steps)
+    return steps / (clock() - start)
+
+
+def _dummy_env(cfg, n: int):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    return DummyVecEnv([lambda: NaiveSelfPlayEnv(cfg.game.game_config(n), [], cfg.env.chip_memory, 0)])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``python -m training.benchmark selfplay``."""
+    parser.add_argument("--steps", type=int, default=200_000, help="learner steps timed on the fast path")
+    parser.add_argument("--naive-steps", type=int, default=8192, help="learner steps timed on the naive loop")
+    parser.add_argument("--players", type=int, default=3, help="player count (default 3)")
+    parser.add_argument("--snapshots", type=int, default=5, help="snapshot opponents in the pool (default 5)")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
+    """Print and return learner steps/s of the fast path and the naive loop (see module docstring).
+
+    ``args`` may carry ``steps``, ``naive_steps``, ``players``, ``snapshots``, ``clock`` and ``seed``
+    (defaults as in :func:`add_arguments`).
+    """
+    defaults = argparse.ArgumentParser()
+    add_arguments(defaults)
+    opts: dict[str, Any] = vars(defaults.parse_args([])) | {
+        k: v for k, v in vars(args or argparse.Namespace()).items() if v is not None
+    }
+    torch.set_num_threads(1)
+    clock = time.process_time if opts["clock"] == "cpu" else time.perf_counter
+    cfg = load_config(
+        None,
+        [
+            f"game.num_players={opts['players']}",
+            f"run.seed={opts['seed']}",
+            "pool.snapshot_weight=1.0",  # every opponent seat is a snapshot
+            f"pool.max_snapshots={max(opts['snapshots'], 1)}",
+        ],
+    )
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"self-play MaskablePPO, {opts['players']} players, {opts['snapshots']} snapshot opponents, "
+        f"net {cfg.ppo.net_arch}, rollout {cfg.n_envs * cfg.ppo.n_steps}, batch {cfg.ppo.batch_size}, "
+        f"{cfg.ppo.n_epochs} epochs, 1 torch thread, {opts['clock']} clock, load average {load}",
+        flush=True,
+    )
+    fast = _fast_rate(cfg, opts["steps"], opts["snapshots"], clock)
+    print(
+        f"  fast path  ({cfg.env.games_per_count} games, batched opponents): {fast:>8,.0f} learner steps/s", flush=True
+    )
+    naive = _naive_rate(cfg, opts["naive_steps"], opts["snapshots"], clock)
+    print(f"  naive loop ({NAIVE_ENVS} envs, predict per decision):      {naive:>8,.0f} learner steps/s", flush=True)
+    print(f"  speed-up: {fast / naive:.1f}x   (learner steps/s of model.learn: collection + PPO updates)")
+    return {"fast": fast, "naive": naive}
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(prog="python -m training.bench_selfplay", description=__doc__.split("\n")[0])
+    add_arguments(p)
+    bench_selfplay(p.parse_args(sys.argv[1:]))
