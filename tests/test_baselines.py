@@ -241,7 +241,7 @@ def test_search_never_reads_hidden_state(chip_memory):
         if not chip_memory:  # opponents' chips are hidden from it: give them other counts, same total
             me = int(v2.seat[0])
             opp = [s for s in range(3) if s != me]
-            v2.chips[0, opp] = v2.chips[0, opp[::-1]] + np.array([1, -1]) * (v2.chips[0, opp[1]] > 0)
+            v2.chips[0, opp] = [0, v2.chips[0, opp].sum()]  # one broke opponent: the heuristic would care
             assert v2.chips[0].sum() == v1.chips[0].sum()
         bot = SearchPolicy(iters=6, chip_memory=chip_memory)
         bot.seed(11)
@@ -250,3 +250,16 @@ def test_search_never_reads_hidden_state(chip_memory):
         assert act(bot, v2) == a1
         decisions.append(a1)
     assert len(decisions) >= 8 and set(decisions) == {PASS, TAKE}  # the test sees real choices
+
+
+def test_search_without_chip_memory_ignores_opponent_chip_counts():
+    # 20 extends our 19. Whether an opponent is broke decides the heuristic's milking (see above), so a
+    # bot that let its fallback read the true counts would answer these two views differently.
+    broke, even = [5, 0, 28], [5, 14, 14]
+    for seed in range(3):
+        bot = SearchPolicy(iters=4, chip_memory=False, min_z=99.0)  # always the fallback choice
+        bot.seed(seed)
+        a = act(bot, make_view(20, 0, [[19], [], []], broke))
+        bot.seed(seed)
+        assert act(bot, make_view(20, 0, [[19], [], []], even)) == a == PASS
+    assert act(SearchPolicy(iters=4, chip_memory=True, min_z=99.0), make_view(20, 0, [[19], [], []], broke)) == TAKE

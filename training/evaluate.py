@@ -17,9 +17,9 @@ Method:
   do not depend on ``workers``.
 - **Speed**: games run batched on :class:`~nothanks_env.vector.VectorGame`; each step calls each policy's
   ``act_batch`` once with every game where it is to act. ``workers > 1`` runs chunks of deals in
-  processes; policies are pickled to them (baselines are; a policy holding unpicklable state must
-  implement ``__getstate__``). Policies are ``reset()`` once per chunk, not per game: a policy that keeps
-  per-game state must key it by game itself.
+  processes (forked, or spawned when torch is loaded); policies are pickled to them (baselines are; a
+  policy holding unpicklable state must implement ``__getstate__``). Policies are ``reset()`` once per
+  chunk, not per game: a policy that keeps per-game state must key it by game itself.
 
 Example (the self-play use: one learner against two heuristic bots):
 
@@ -51,7 +51,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from scipy import stats
 
 from nothanks_env.game import PASS, GameConfig
 from nothanks_env.policy import Policy
@@ -135,6 +134,14 @@ def _worker_chunk(seed, chunk, deck, removed, seating) -> np.ndarray:
     return _play_chunk(_WORKER["policies"], _WORKER["config"], seed, chunk, deck, removed, seating)
 
 
+def _start_method() -> str:
+    """``fork`` (fast start) unless torch is loaded: forking a process whose torch thread pools are
+    running can deadlock the child, so then ``spawn`` (each worker re-imports; ~1 s)."""
+    if "torch" in sys.modules or "fork" not in multiprocessing.get_all_start_methods():
+        return "spawn"
+    return "fork"
+
+
 def run_games(
     policies: Sequence[Policy],
     config: GameConfig,
@@ -167,7 +174,7 @@ def run_games(
             if bar:
                 bar.update(sl.stop - sl.start)
     else:
-        ctx = multiprocessing.get_context("spawn")  # safe with threaded libraries (torch) in the parent
+        ctx = multiprocessing.get_context(_start_method())
         with cf.ProcessPoolExecutor(
             workers, mp_context=ctx, initializer=_init_worker, initargs=(policies, config)
         ) as ex:
@@ -192,6 +199,8 @@ def mean_ci(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float,
     m = float(x.mean()) if len(x) else math.nan
     if len(x) < 2 or np.ptp(x) == 0:
         return m, m, m
+    from scipy import stats  # imported here: worker processes do not need it (it takes ~1 s to import)
+
     ci = stats.ttest_1samp(x, 0.0).confidence_interval(confidence)
     return m, float(ci.low), float(ci.high)
 

@@ -6,9 +6,10 @@ Method:
   order), and is played once per cyclic rotation of them (duplicate deals: every drawn policy meets the
   same cards from every seat). ``games`` is rounded up to a multiple of ``num_players``. All tables are
   played batched through :func:`training.evaluate.run_games`.
-- **Ratings**: openskill's Plackett-Luce model (default parameters: μ₀ = 25, σ₀ = 25/3, τ = 25/300)
-  updates after every game, in a random order fixed by the seed, with the game's ranks by penalty (ties
-  share a rank). The leaderboard is sorted by the conservative rating ``ordinal = μ − 3σ``.
+- **Ratings**: openskill's Plackett-Luce model (μ₀ = 25, σ₀ = 25/3, β = 25/6, and τ = 0: scripted bots
+  do not change strength, so no drift term keeps σ from shrinking) updates after every game, in a random
+  order fixed by the seed, with the game's ranks by penalty (ties share a rank). The leaderboard is
+  sorted by the conservative rating ``ordinal = μ − 3σ``.
 - **Win rate and mean penalty** with 95% intervals, mean rank and per-seat win rates are computed as in
   :mod:`training.evaluate` (averaged per deal first, Student-t interval over deals). They depend on the
   pool a policy met, so compare them within one leaderboard only.
@@ -136,7 +137,7 @@ def rate_games(num_policies: int, seating: np.ndarray, penalties: np.ndarray, se
     """
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
+    model = PlackettLuce(tau=0.0)
     ratings = [model.rating() for _ in range(num_policies)]
     for g in np.random.default_rng(seed).permutation(len(seating)):
         teams = [[ratings[j]] for j in seating[g]]

@@ -9,15 +9,20 @@ Decision rule, for each acting seat that may choose (at 0 chips it takes):
    (``chip_memory=True``, the default, or visible chips); otherwise the chips that are neither its own nor
    in the pot are split among the opponents by a uniform multinomial draw.
 2. In each world it plays PASS and, separately, TAKE (the same world for both: common random numbers),
-   then plays the deal out with the rollout policy for every seat (default: the run-aware heuristic).
+   then plays the deal out. Its own later decisions follow the rollout policy (default: the run-aware
+   heuristic). Each opponent is modelled, per world, by the rollout policy with probability ``p_model``,
+   otherwise by a threshold bot with T drawn uniformly from ``model_T``: it cannot know how its opponents
+   play, and a single model made it over-fit (against threshold bots it then lost to the heuristic).
 3. Utility of a finished world = its win share (a k-way tie gives 1/k) + ``margin_weight`` × (mean
    opponent penalty − own penalty), in penalty points; the margin term breaks the many ties of win share
-   with a low-variance signal. It picks the action with the higher mean utility; on an exact tie it
-   keeps the rollout policy's own choice.
+   with a low-variance signal.
+4. It takes the action with the higher mean utility only if the paired difference (TAKE − PASS over the
+   same worlds) is at least ``min_z`` standard errors from 0; otherwise it keeps the rollout policy's own
+   choice. Without that gate, sampling noise alone made it swap good heuristic moves for bad ones.
 
 All the decisions of one :meth:`SearchPolicy.act_batch` call are searched together as one
 :class:`~nothanks_env.vector.VectorGame` of ``B × 2 × iters`` worlds (split into pieces of at most
-``max_worlds``), so a batch of games costs little more than one.
+``max_worlds``): far cheaper per decision than searching one decision at a time.
 
 The worlds are built by writing the public state into a VectorGame's arrays (``deck``, ``pos``, ``cards``,
 ``card_points``, ``chips``, ``pot``, ``seat``, ``done``); :mod:`nothanks_env.vector` itself is unchanged.
@@ -30,8 +35,8 @@ import dataclasses
 
 import numpy as np
 
-from nothanks_env.baselines.heuristic import HeuristicPolicy
-from nothanks_env.baselines.simple import forced
+from nothanks_env.baselines.heuristic import HeuristicPolicy, estimated_chips
+from nothanks_env.baselines.simple import forced, own_take_delta
 from nothanks_env.game import PASS, TAKE, GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView, VectorGame, winner_shares
@@ -45,6 +50,9 @@ class SearchPolicy(Policy):
         chip_memory: whether it may read opponents' chip counts (default True, as for the heuristic: every
             chip movement is public); with False and hidden chips it samples them.
         margin_weight: weight of the penalty margin in the utility (per penalty point).
+        p_model: probability that an opponent is modelled by the rollout policy in a world (else threshold).
+        min_z: least z-score of the utility gain to depart from the rollout policy's choice.
+        model_T: inclusive range of T for opponents modelled as threshold bots.
         max_worlds: most worlds stepped in one VectorGame (memory bound: ~100 bytes per world and seat).
         rollout: policy that plays every seat after the first action (default ``HeuristicPolicy()``).
         seed: seed of :attr:`rng`, which draws every world.
@@ -60,6 +68,9 @@ class SearchPolicy(Policy):
         iters: int = DEFAULT_ITERS,
         chip_memory: bool = True,
         margin_weight: float = 0.01,
+        p_model: float = 0.5,
+        min_z: float = 1.5,
+        model_T: tuple[int, int] = (0, 14),
         max_worlds: int = 1 << 16,
         rollout: Policy | None = None,
         seed: int | None = None,
@@ -70,6 +81,9 @@ class SearchPolicy(Policy):
         self.iters = iters
         self.chip_memory = chip_memory
         self.margin_weight = margin_weight
+        self.p_model = p_model
+        self.min_z = min_z
+        self.model_T = model_T
         self.max_worlds = max_worlds
         self.rollout = rollout if rollout is not None else HeuristicPolicy()
         parts = [] if iters == self.DEFAULT_ITERS else [f"iters={iters}"]
@@ -79,14 +93,23 @@ class SearchPolicy(Policy):
         self._games: dict[tuple[GameConfig, int], VectorGame] = {}
 
     def act_batch(self, view: BatchView) -> np.ndarray:
-        out = np.asarray(self.rollout.act_batch(view), dtype=np.int64).copy()
+        out = np.asarray(self.rollout.act_batch(self._known(view)), dtype=np.int64).copy()
         free = np.flatnonzero(~forced(view))
         per_piece = max(1, self.max_worlds // (2 * self.iters))
         for start in range(0, len(free), per_piece):
             idx = free[start : start + per_piece]
-            u = self._utilities(view, idx)
-            out[idx] = np.where(u[:, TAKE] > u[:, PASS], TAKE, np.where(u[:, TAKE] < u[:, PASS], PASS, out[idx]))
+            gain, z = self._take_gain(view, idx)
+            sure = np.abs(z) > self.min_z
+            out[idx] = np.where(sure & (gain > 0), TAKE, np.where(sure & (gain < 0), PASS, out[idx]))
         return out
+
+    def _known(self, view: BatchView) -> BatchView:
+        """The view with opponents' chips it may not know replaced by an equal share of the unknown chips
+        (so that the rollout policy, which may read every count, cannot see them)."""
+        if self.chip_memory or view.config.opponent_chips == "visible":
+            return view
+        chips = np.floor(estimated_chips(view, False)).astype(np.int64)
+        return dataclasses.replace(view, chips=chips, _obs_cache={})
 
     def _world_game(self, config: GameConfig, n: int) -> VectorGame:
         """A cached VectorGame with at least ``n`` games (a power of two; rows past ``n`` stay done)."""
@@ -97,8 +120,8 @@ class SearchPolicy(Policy):
         vg.done[n:] = True
         return vg
 
-    def _utilities(self, view: BatchView, idx: np.ndarray) -> np.ndarray:
-        """Mean utility of PASS and TAKE for rows ``idx``: float64 (m, 2)."""
+    def _take_gain(self, view: BatchView, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Mean utility gain of TAKE over PASS for rows ``idx`` and its z-score: float64 (m,), (m,)."""
         cfg = view.config
         m, k, p = len(idx), self.iters, view.num_players
         d, r = cfg.deck_size, cfg.num_removed
@@ -148,12 +171,21 @@ class SearchPolicy(Policy):
         vg.pot[:n] = per_row(view.pot[idx])
         vg.seat[:n] = vg.first_seat[:n] = per_row(view.seat[idx])
         vg.done[:n] = False
+        # opponents' models, per world: the rollout policy with probability p_model, else a threshold bot
+        # with T drawn uniformly from model_T (the searching seat always plays the rollout policy).
+        as_rollout = self.rng.random((m, k, p)) < self.p_model
+        as_rollout[np.arange(m), :, view.seat[idx]] = True
+        as_rollout = twice(as_rollout)
+        t_model = twice(self.rng.integers(self.model_T[0], self.model_T[1] + 1, (m, k, p)))
         actions = np.zeros(vg.num_games, dtype=np.int64)
         actions[:n] = np.tile(np.repeat(np.array([PASS, TAKE]), k), m)
         vg.step(actions)
         while not vg.done.all():
             live = np.flatnonzero(~vg.done)
-            actions[live] = self.rollout.act_batch(vg.view(live))
+            v = vg.view(live)
+            by_rollout = self.rollout.act_batch(v)
+            by_threshold = (own_take_delta(v) - v.pot <= t_model[live, v.seat]) | forced(v)
+            actions[live] = np.where(as_rollout[live, v.seat], by_rollout, by_threshold)
             vg.step(actions)
 
         # 3. utility of each world for the searching seat.
@@ -162,8 +194,12 @@ class SearchPolicy(Policy):
         rows = np.arange(len(me))
         own_pen = pen[rows, me]
         margin = (pen.sum(axis=1) - own_pen) / (p - 1) - own_pen
-        util = winner_shares(pen)[rows, me] + self.margin_weight * margin
-        return util.reshape(m, 2, k).mean(axis=2)
+        util = (winner_shares(pen)[rows, me] + self.margin_weight * margin).reshape(m, 2, k)
+        diff = util[:, TAKE] - util[:, PASS]  # paired: the same world after each action
+        gain = diff.mean(axis=1)
+        se = diff.std(axis=1, ddof=1) / np.sqrt(k) if k > 1 else np.zeros(m)
+        z = np.divide(gain, se, out=np.where(gain == 0, 0.0, np.copysign(np.inf, gain)), where=se > 0)
+        return gain, z
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
