@@ -140,3 +140,7 @@ def test_shipped_agents_load_by_short_name(name):
     assert meta["eval"] and (Path(ckpt.SHIPPED[name]) / "eval.md").is_file()
     actions = policy.act_batch(views(8))
     assert actions.shape == (8,) and set(actions.tolist()) <= {0, 1}
+    if len(meta["num_players"]) == 1:
+        n = meta["num_players"][0]
+        with pytest.raises(ValueError, match=f"plays {n} players, expected {n + 1}"):
+            load_policy(name, num_players=n + 1)

@@ -197,7 +197,7 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
         f"  fast path  ({cfg.env.games_per_count} games, batched opponents): {fast:>8,.0f} learner steps/s", flush=True
     )
     naive = _naive_rate(cfg, opts["naive_steps"], opts["snapshots"], clock)
-    print(f"  naive loop ({NAIVE_ENVS} envs, predict per decision):      {naive:>8,.0f} learner steps/s", flush=True)
+    print(f"  naive loop ({NAIVE_ENVS} envs, predict per decision):      {naive:>8,.0f} learner steps/s")
     print(f"  speed-up: {fast / naive:.1f}x   (learner steps/s of model.learn: collection + PPO updates)")
     return {"fast": fast, "naive": naive}
 

@@ -374,7 +374,8 @@ def load_checkpoint_policy(
         name: display name; default the shipped name or the directory name.
 
     Returns:
-        An :class:`MLPPolicy` that encodes observations as it was trained (``chip_memory`` from metadata).
+        An :class:`MLPPolicy` that encodes observations as it was trained (``chip_memory`` from metadata),
+        with a ``num_players`` attribute when it was trained at one table size.
 
     Raises:
         FileNotFoundError: no checkpoint at ``path``.
@@ -387,7 +388,7 @@ def load_checkpoint_policy(
     except (SafetensorError, OSError, ValueError) as e:
         raise CheckpointError(f"checkpoint {p}: {WEIGHTS_FILE} cannot be read ({e})") from e
     label = name or (str(path) if isinstance(path, str) and path in SHIPPED else p.name)
-    return MLPPolicy(
+    policy = MLPPolicy(
         weights,
         activation=meta["activation"],
         chip_memory=bool(meta["chip_memory"]),
@@ -395,6 +396,10 @@ def load_checkpoint_policy(
         seed=seed,
         name=label,
     )
+    counts = meta.get("num_players") or []
+    if len(counts) == 1:  # trained at one table size: training.specs.load_policy checks it against the table
+        policy.num_players = int(counts[0])
+    return policy
 
 
 def load_train_state(path: str | Path) -> dict[str, Any]:
