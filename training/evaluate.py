@@ -11,8 +11,9 @@ Method:
   in every game, so "seat k" is the k-th seat to act.
 - **Statistics**: the unit of independent sampling is the deal (its rotations share the cards), so
   each statistic is first averaged within a deal, then a Student-t 95% interval is taken over deals
-  (:func:`scipy.stats.ttest_1samp`). Win rate splits ties: a k-way tie for the lowest penalty gives
-  each 1/k. Penalties are in penalty points (lower is better). Rank 1 is best, ties averaged.
+  (:func:`scipy.stats.ttest_1samp`; win-rate intervals clipped to [0, 1]). Win rate splits ties: a
+  k-way tie for the lowest penalty gives each 1/k. Penalties are in penalty points (lower is better).
+  Rank 1 is best, ties averaged.
 - **Reproducible**: ``seed`` fixes every deal and reseeds every policy per chunk of deals, so results
   do not depend on ``workers``.
 - **Speed**: games run batched on :class:`~nothanks_env.vector.VectorGame`; each step calls each policy's
@@ -253,6 +254,7 @@ def summarize(
             return np.bincount(deal, (x * sits).sum(axis=1), minlength=len(count))[played] / count[played]
 
         wr, wr_lo, wr_hi = mean_ci(per_deal(share))
+        wr_lo, wr_hi = max(wr_lo, 0.0), min(wr_hi, 1.0)  # a t interval may overshoot a rate's bounds
         mp, mp_lo, mp_hi = mean_ci(per_deal(penalties))
         seat_wr = [float(share[sits[:, s], s].mean()) if sits[:, s].any() else math.nan for s in range(sits.shape[1])]
         out.append(

@@ -27,11 +27,12 @@ take moves the whole pot), so a player with perfect memory knows every count, as
 With ``chip_memory=False`` and hidden chips, each opponent whose count it cannot see is estimated at an
 equal share of the chips not in its own stack or the pot (that sum is public at every moment).
 
-The default parameters were tuned by simulation (hill-climbing the win rate against threshold bots and
-earlier heuristics); :mod:`training.tune_heuristic` holds the script and records the search and its
-result. The tuning set ``late`` and ``block`` to 0: raising the threshold to keep a card from an
-opponent cost more than it saved. Runs are still kept from opponents by step 3: a card it wants that
-an opponent would take (e.g. because it extends that opponent's run) is taken at once, not milked.
+The default parameters were tuned by simulation (hill-climbing its win rate at tables drawn from the
+league's pool: random, never-take, threshold and an earlier heuristic, at 3-5 players);
+:mod:`training.tune_heuristic` holds the script and records the four runs and their results. The
+tuning set ``late`` and ``block`` to 0: raising the threshold to keep a card from an opponent cost more
+than it saved. Runs are still kept from opponents by step 3: a card it wants that an opponent would take
+(e.g. because it extends that opponent's run) is taken at once, not milked.
 """
 
 from __future__ import annotations
@@ -62,13 +63,13 @@ class HeuristicParams:
     """Parameters of the rule in the module docstring (penalty points, or chips where named so)."""
 
     base: float = 4.0
-    scarcity: float = 4.0
-    scarce_chips: int = 9
+    scarcity: float = 1.0
+    scarce_chips: int = 11
     late: float = 0.0
     future: float = 3.0
     block: float = 0.0
-    milk_opp_T: float = 16.0
-    milk_min_chips: int = 2
+    milk_opp_T: float = 10.0
+    milk_min_chips: int = 1
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
