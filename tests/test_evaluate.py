@@ -157,6 +157,8 @@ def test_load_policy_baselines_and_parameters():
     assert h.params.base == 6.5 and h.chip_memory is False
     s = load_policy("search:iters=4", seed=1)
     assert s.iters == 4 and s.name == "search:iters=4"
+    for spec in ("search", "search:iters=16,min_z=1.0", "heuristic:base=1.5", "threshold", "never-take"):
+        assert load_policy(spec).name == spec  # names are canonical specs: tables say what was played
     r1, r2 = load_policy("random", seed=9), load_policy("random", seed=9)
     assert r1.rng.integers(1 << 30) == r2.rng.integers(1 << 30)
 

@@ -32,6 +32,7 @@ Multi-deal matches are scored on match totals as if the current deal were the la
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 import numpy as np
 
@@ -86,9 +87,12 @@ class SearchPolicy(Policy):
         self.model_T = model_T
         self.max_worlds = max_worlds
         self.rollout = rollout if rollout is not None else HeuristicPolicy()
-        parts = [] if iters == self.DEFAULT_ITERS else [f"iters={iters}"]
-        if not chip_memory:
-            parts.append("chip_memory=False")
+        given = dict(iters=iters, chip_memory=chip_memory, margin_weight=margin_weight, p_model=p_model)
+        given |= dict(min_z=min_z, model_T=model_T)
+        defaults = {k: p.default for k, p in inspect.signature(SearchPolicy).parameters.items()}
+        parts = [f"{k}={v}" for k, v in given.items() if v != defaults[k]]
+        if rollout is not None:
+            parts.append(f"rollout={getattr(rollout, 'name', type(rollout).__name__)}")
         self.name = "search" + (":" + ",".join(parts) if parts else "")
         self._games: dict[tuple[GameConfig, int], VectorGame] = {}
 
