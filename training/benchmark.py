@@ -1,6 +1,14 @@
 """Throughput benchmarks. One sub-command per subject; each prints a table.
 
-    python -m training.benchmark env [--seconds S] [--players 3 5 7]
+    python -m training.benchmark env [--seconds S] [--players 3 5 7] [--clock wall|cpu]
+    python -m training.benchmark eval [--games N] [--workers W] [--seed S]
+    python -m training.benchmark selfplay [--steps N] [--naive-steps N] [--players P] [--snapshots K]
+
+``eval``: scripted-vs-scripted games per second through :func:`training.evaluate.evaluate` (three threshold
+bots, 3 players, batched games, ``--workers`` processes); see :func:`training.evaluate.bench_eval`.
+
+``selfplay``: learner steps per second of the self-play fast path with snapshot opponents, next to a
+naive loop (one ``predict`` per decision) timed in the same run; see :mod:`training.bench_selfplay`.
 
 ``env``: decisions per second of uniformly random legal play, on one process (one core), at these levels:
 
@@ -187,7 +195,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
     p.set_defaults(func=bench_env)
+
+    p = subparsers.add_parser("eval", help="scripted-vs-scripted games/s of the evaluation harness")
+    p.add_argument("--games", type=int, default=20000, help="games to play (default 20000)")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_bench_eval)
+
+    p = subparsers.add_parser("selfplay", help="learner steps/s of self-play: fast path vs a naive loop")
+    try:
+        from training.bench_selfplay import add_arguments  # imports torch: only with the train extra
+    except ImportError as exc:  # keep `env` usable with the base install
+        reason = f"benchmark selfplay needs the train extra (pip install -e '.[train]'): {exc}"
+        p.set_defaults(func=lambda _args: sys.exit(reason))
+    else:
+        add_arguments(p)
+        p.set_defaults(func=_bench_selfplay)
     return parser
+
+
+def _bench_eval(args: argparse.Namespace) -> None:
+    from training.evaluate import bench_eval
+
+    bench_eval(args)
+
+
+def _bench_selfplay(args: argparse.Namespace) -> None:
+    from training.bench_selfplay import bench_selfplay
+
+    bench_selfplay(args)
 
 
 def main(argv: list[str] | None = None) -> None:
