@@ -44,6 +44,7 @@ FORMAT_VERSION = 1
 
 SHIPPED: dict[str, Path] = {
     "ppo-3p": CHECKPOINT_DIR / "ppo-3p",
+    "ppo-mixed": CHECKPOINT_DIR / "ppo-mixed",
 }
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories."""
 
