@@ -268,7 +268,7 @@ class Trainer:
             "saved_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         }
 
-    def save(self, final: bool = False) -> Path | None:
+    def save(self) -> Path:
         """Write ``step_<timesteps>`` (skipped if it exists) and prune old periodic checkpoints."""
         path = self.run_dir / "checkpoints" / f"{STEP_DIR}{self.trained_timesteps:010d}"
         if not path.exists():
@@ -340,7 +340,7 @@ class Trainer:
             if not self.stop_requested:  # learn() ends right after a PPO update
                 self.trained_timesteps = self.model.num_timesteps
             self.model.num_timesteps = self.trained_timesteps
-        self.save(final=True)
+        self.save()
         if not self.stop_requested:
             self.finish()
         self.writer.close()
