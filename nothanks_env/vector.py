@@ -279,11 +279,13 @@ class VectorGame:
         m[self.done] = 0
         return m
 
-    def step(self, actions: np.ndarray) -> np.ndarray:
-        """Apply one action in every unfinished game (actions of finished games are ignored).
+    def step(self, actions: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
+        """Apply one action in every unfinished game, or only in the games ``which`` selects.
 
         Args:
-            actions: int (B,), PASS (0) or TAKE (1) for each game's seat to act.
+            actions: int (B,), PASS (0) or TAKE (1) for each game's seat to act; entries of finished or
+                unselected games are ignored.
+            which: optional bool (B,): step only these games; the others keep their state.
 
         Returns:
             bool (B,): games that ended with this step (their last card was taken).
@@ -292,7 +294,7 @@ class VectorGame:
             IllegalActionError: for an action other than 0/1 or a PASS at 0 chips in an unfinished game.
         """
         actions = np.asarray(actions)
-        live = ~self.done
+        live = ~self.done if which is None else ~self.done & which
         if actions.shape != (self.num_games,):
             raise IllegalActionError(f"actions: expected shape ({self.num_games},), got {actions.shape}")
         bad = live & (actions != PASS) & (actions != TAKE)

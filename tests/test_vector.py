@@ -72,3 +72,13 @@ def test_vector_rejects_bad_input():
         vg.step(np.array([TAKE]))
     with pytest.raises(RuleError, match="num_deals"):
         VectorGame(GameConfig(num_deals=2), 2)
+
+
+def test_step_only_the_selected_games():
+    vg = VectorGame(GameConfig(num_players=3, starting_seat=0), 3, seed=1)
+    before = (vg.chips.copy(), vg.pot.copy(), vg.pos.copy(), vg.seat.copy())
+    ended = vg.step(np.array([PASS, TAKE, 7]), which=np.array([True, False, False]))
+    assert not ended.any()
+    assert vg.chips[0].tolist() == [10, 11, 11] and vg.pot.tolist() == [1, 0, 0] and vg.seat.tolist() == [1, 0, 0]
+    np.testing.assert_array_equal(vg.chips[1:], before[0][1:])  # unselected games keep their state
+    np.testing.assert_array_equal(vg.pos, before[2])

@@ -420,22 +420,6 @@ class SelfPlayVecEnv(VecEnv):
                 else:
                     actions[sel] = pol.act_batch(g.view(sel))
             self.opponent_decisions += len(idx)
-            ended = _step_some(g, acting, actions)
+            ended = g.step(actions, which=acting)
             if ended.any():
                 self._finish(t, ended, r, d, info)
-
-
-def _step_some(game: VectorGame, which: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """Step only the games in ``which`` (bool (B,)); the others keep their state. Returns ended, bool (B,).
-
-    :meth:`VectorGame.step` steps every unfinished game; games where the learner is to act are hidden from
-    it by marking them done for the call.
-    """
-    done = game.done.copy()
-    game.done |= ~which
-    try:
-        ended = game.step(actions)
-    finally:
-        game.done = done
-    game.done |= ended
-    return ended
