@@ -144,3 +144,23 @@ def test_shipped_agents_load_by_short_name(name):
         n = meta["num_players"][0]
         with pytest.raises(ValueError, match=f"plays {n} players, expected {n + 1}"):
             load_policy(name, num_players=n + 1)
+
+
+def test_shipped_policy_gives_action_probabilities_consistent_with_its_actions():
+    from nothanks_env.game import Game, GameConfig
+    from training.checkpoints import load_checkpoint_policy
+
+    agent = load_checkpoint_policy("ppo-3p")
+    game = Game(GameConfig(num_players=3, starting_chips=1))
+    game.reset(seed=3)
+    seen_forced = False
+    while not game.is_over:
+        view = game.seat_view(game.current_seat)
+        p = agent.action_probabilities(view)
+        assert p.shape == (2,) and abs(p.sum() - 1.0) < 1e-9 and (p >= 0).all()
+        if view.own_chips == 0:
+            assert p[0] == 0.0 and p[1] == 1.0  # PASS is illegal at 0 chips: no mass on it
+            seen_forced = True
+        assert agent.act(view) == int(p.argmax())
+        game.step(agent.act(view))
+    assert seen_forced

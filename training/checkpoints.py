@@ -33,6 +33,7 @@ from safetensors.torch import load_file, save_file
 
 from nothanks_env import __version__ as ENV_VERSION
 from nothanks_env import encoding as enc
+from nothanks_env.game import SeatView
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView
 
@@ -155,14 +156,26 @@ class MLPPolicy(Policy):
 
     def act_observation(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """:meth:`act_batch` from encoded observations float32 (B, OBS_SIZE) and masks (B, 2)."""
-        logits = self.logits(obs)
-        legal = mask.astype(bool)
-        logits = np.where(legal, logits, -np.inf)
         if self.deterministic:
+            logits = np.where(mask.astype(bool), self.logits(obs), -np.inf)
             return logits.argmax(axis=1).astype(np.int64)
-        z = logits - logits.max(axis=1, keepdims=True)
-        p_take = np.exp(z[:, 1]) / np.exp(z).sum(axis=1)
+        p_take = self.probabilities(obs, mask)[:, 1]
         return (self.rng.random(len(p_take)) < p_take).astype(np.int64)
+
+    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The policy's distribution, the softmax over legal logits: float64 (B, 2), [P(pass), P(take)]."""
+        logits = np.where(mask.astype(bool), self.logits(obs).astype(np.float64), -np.inf)
+        z = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return z / z.sum(axis=1, keepdims=True)
+
+    def action_probabilities(self, view: SeatView) -> np.ndarray:
+        """[P(pass), P(take)] of the sampling policy for one seat view (the seat to act): float64 (2,).
+
+        Used by ``python -m training.replay --policy``. With ``deterministic=True`` the action played is
+        the argmax of these probabilities.
+        """
+        batch = BatchView.from_seat_view(view)
+        return self.probabilities(batch.observation(self.chip_memory), batch.action_mask())[0]
 
     def weights(self) -> dict[str, torch.Tensor]:
         """The weights in the ``layers.{i}`` naming, contiguous CPU float32 copies."""
