@@ -112,7 +112,6 @@ def _fast_rate(cfg, steps: int, snapshots: int, clock) -> float:
 
 
 def _naive_rate(cfg, steps: int, snapshots: int, clock) -> float:
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.selfplay import make_model
@@ -127,21 +126,7 @@ def _naive_rate(cfg, steps: int, snapshots: int, clock) -> float:
         [lambda i=i: NaiveSelfPlayEnv(cfg.game.game_config(n), opponents, cfg.env.chip_memory, i) for i in range(8)]
     )
     rollout = cfg.n_envs * cfg.ppo.n_steps
-    p = cfg.ppo
-    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[p.activation]
-    model = MaskablePPO(
-        "MlpPolicy",
-        envs,
-        n_steps=max(rollout // NAIVE_ENVS, 1),
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        ent_coef=p.ent_coef,
-        policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": act},
-        device="cpu",
-        seed=cfg.run.seed,
-    )
+    model = make_model(cfg, envs, n_steps=max(rollout // NAIVE_ENVS, 1))  # same PPO, same rollout size
     start = clock()
     model.learn(steps)
     return steps / (clock() - start)

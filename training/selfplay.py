@@ -85,8 +85,11 @@ def make_env(cfg: Config, pool):
     )
 
 
-def make_model(cfg: Config, env):
-    """A fresh MaskablePPO for ``env`` with ``cfg.ppo`` (CPU; the logger is set by the caller)."""
+def make_model(cfg: Config, env, n_steps: int | None = None):
+    """A fresh MaskablePPO for ``env`` with ``cfg.ppo`` (CPU; the logger is set by the caller).
+
+    ``n_steps`` (per env) overrides ``cfg.ppo.n_steps``, e.g. to keep the rollout size for another env count.
+    """
     from sb3_contrib import MaskablePPO
 
     p = cfg.ppo
@@ -100,7 +103,7 @@ def make_model(cfg: Config, env):
         "MlpPolicy",
         env,
         learning_rate=schedule,
-        n_steps=p.n_steps,
+        n_steps=p.n_steps if n_steps is None else n_steps,
         batch_size=p.batch_size,
         n_epochs=p.n_epochs,
         gamma=p.gamma,
