@@ -344,8 +344,11 @@ class Trainer:
             if not self.stop_requested:  # learn() ends right after a PPO update
                 self.trained_timesteps = self.model.num_timesteps
             self.model.num_timesteps = self.trained_timesteps
-        self.save()
-        if not self.stop_requested:
+        path = self.save()
+        if self.stop_requested:
+            print(f"stopped at {self.trained_timesteps:,} learner steps; checkpoint: {path}", file=sys.stderr)
+            print(f"continue with: python -m training.selfplay --resume {self.run_dir}", file=sys.stderr)
+        else:
             self.finish()
         self.writer.close()
 
@@ -380,6 +383,7 @@ class _Callback:
                 self.bar = tqdm(
                     total=cfg.run.total_timesteps, initial=self.model.num_timesteps, unit="step", unit_scale=True,
                     dynamic_ncols=True, disable=not cfg.run.progress, smoothing=0.05,
+                    mininterval=0.1 if sys.stderr.isatty() else 60.0,  # a log file gets one line a minute
                 )  # fmt: skip
                 self.last = self.model.num_timesteps
                 self.t0, self.n0 = time.time(), self.model.num_timesteps
