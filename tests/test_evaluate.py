@@ -185,3 +185,19 @@ def test_load_policy_user_module_attr():
     assert isinstance(p, NeverTakePolicy)
     p = load_policy("tests.test_evaluate:Cheater")
     assert p.name == "cheater"
+
+
+def test_report_files_are_written_into_new_folders(tmp_path):
+    import csv
+    import json
+
+    from nothanks_env.baselines import NeverTakePolicy, RandomPolicy
+    from training.evaluate import evaluate
+
+    report = evaluate([NeverTakePolicy()], [RandomPolicy(seed=1)], num_players=3, games=30, seed=0)
+    report.write_json(str(tmp_path / "a" / "b" / "eval.json"))
+    report.write_csv(str(tmp_path / "c" / "eval.csv"))
+    data = json.loads((tmp_path / "a" / "b" / "eval.json").read_text())
+    assert data["games"] == 30
+    rows = list(csv.DictReader(open(tmp_path / "c" / "eval.csv")))
+    assert [r["name"] for r in rows] == ["never-take", "random"]

@@ -46,6 +46,7 @@ import csv
 import json
 import math
 import multiprocessing
+import pathlib
 import sys
 import time
 from collections.abc import Sequence
@@ -327,6 +328,8 @@ class EvalReport:
         return asdict(self) | {"games_per_second": self.games_per_second}
 
     def write_json(self, path: str) -> None:
+        """Write :meth:`to_dict` as JSON to ``path``, creating its parent folders."""
+        pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w") as f:
             json.dump(self.to_dict(), f, indent=2)
 
@@ -348,6 +351,7 @@ def write_stats_csv(path: str, rows: Sequence[PolicyStats], extra: Sequence[dict
         d |= {"mean_penalty_lo": r.mean_penalty_ci[0], "mean_penalty_hi": r.mean_penalty_ci[1]}
         d |= {"mean_rank": r.mean_rank} | {f"seat_{s}_win_rate": w for s, w in enumerate(r.seat_win_rates)}
         flat.append(d)
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(flat[0]))
         w.writeheader()
