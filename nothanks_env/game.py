@@ -199,6 +199,15 @@ def card_points(mask: int) -> int:
     return sum(mask_to_cards(heads))
 
 
+def take_delta(mask: int, card: int) -> int:
+    """Change in card points if a hand with cards ``mask`` (bit mask) took ``card``.
+
+    It pays ``card`` unless it holds ``card - 1``, and saves ``card + 1`` if it holds ``card + 1`` (that
+    card stops being the lowest of its run). Chips (the pot) are not included.
+    """
+    return (0 if mask >> (card - 1) & 1 else card) - (card + 1 if mask >> (card + 1) & 1 else 0)
+
+
 def score(cards: Iterable[int], chips: int) -> int:
     """Penalty of a hand: the lowest card of each run of consecutive cards, summed, minus chips held.
 
@@ -303,8 +312,7 @@ class SeatView:
         card = self.face_up_card if card is None else card
         if card is None:
             raise RuleError("take_delta: no face-up card (the game is over)")
-        mask = cards_to_mask(self.cards[seat])
-        return card_points(mask | (1 << card)) - card_points(mask)
+        return take_delta(cards_to_mask(self.cards[seat]), card)
 
 
 @dataclass(slots=True)

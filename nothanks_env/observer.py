@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from nothanks_env import encoding as enc
-from nothanks_env.game import MAX_CARD_VALUES, MAX_PLAYERS, Game, card_points
+from nothanks_env.game import MAX_CARD_VALUES, MAX_PLAYERS, Game, card_points, take_delta
 
 _S = enc.SLICES
 _FACE_UP, _POT, _IN_DECK = _S["face_up_card"].start, _S["pot"].start, _S["cards_in_deck"].start
@@ -32,15 +32,6 @@ _ZERO_CHIPS, _CONST_ZERO = enc.OBS_SIZE, enc.OBS_SIZE + MAX_PLAYERS
 _SEAT_PIECES = ("seat_present", "to_act", "seat_card_points", "seat_chips", "seat_chips_known", "seat_take_delta",
                 "seat_match_penalty")  # fmt: skip
 """7-slot pieces in seat order relative to the observer (``seat_cards`` is handled as 7 x 33)."""
-
-
-def take_delta(mask: int, card: int) -> int:
-    """Change in card points from adding ``card`` to the cards in bit mask ``mask``.
-
-    It pays ``card`` unless ``card - 1`` is held, and saves ``card + 1`` if that is held (the rule of
-    ``SeatView.take_delta``, which computes it from two scores).
-    """
-    return (0 if mask >> (card - 1) & 1 else card) - (card + 1 if mask >> (card + 1) & 1 else 0)
 
 
 def gather_index(seat: int, num_players: int, hide_chips: bool) -> np.ndarray:

@@ -46,6 +46,18 @@ def take_delta(masks: np.ndarray, card: np.ndarray) -> np.ndarray:
     return np.where(has_below == 1, 0, c) - has_above * (c + 1)
 
 
+def deal_cards(config: GameConfig, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` uniformly shuffled deals from ``rng``.
+
+    Returns:
+        (deck, removed_hidden): int64 (n, deck_size) in play order (column 0 is turned first), and
+        int64 (n, num_removed) ascending.
+    """
+    available = np.array([c for c in config.all_cards if c not in config.removed_face_up], dtype=np.int64)
+    shuffled = available[np.argsort(rng.random((n, len(available))), axis=1)]
+    return shuffled[:, config.num_removed :], np.sort(shuffled[:, : config.num_removed], axis=1)
+
+
 @dataclass
 class BatchView:
     """What the acting seat of each of ``B`` games may know: the batched counterpart of :class:`SeatView`.
@@ -209,8 +221,7 @@ class VectorGame:
         self.num_games = num_games
         self.rng = np.random.default_rng(seed)
         cfg = config
-        self._available = np.array([c for c in cfg.all_cards if c not in cfg.removed_face_up], dtype=np.int64)
-        self._box_mask = sum(1 << int(c) for c in self._available)
+        self._box_mask = sum(1 << c for c in cfg.all_cards if c not in cfg.removed_face_up)
         b, p, d = num_games, cfg.num_players, cfg.deck_size
         self.deck = np.zeros((b, d), dtype=np.int64)
         self.removed_hidden = np.zeros((b, cfg.num_removed), dtype=np.int64)
@@ -245,10 +256,7 @@ class VectorGame:
         if m == 0:
             return
         if deck is None:
-            perm = np.argsort(self.rng.random((m, len(self._available))), axis=1)
-            shuffled = self._available[perm]
-            removed_hidden = np.sort(shuffled[:, : cfg.num_removed], axis=1)
-            deck = shuffled[:, cfg.num_removed :]
+            deck, removed_hidden = deal_cards(cfg, m, self.rng)
         elif removed_hidden is None:
             raise RuleError("removed_hidden: expected an array with deck, got None")
         self.deck[idx] = deck

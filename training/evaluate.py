@@ -56,20 +56,13 @@ import numpy as np
 
 from nothanks_env.game import PASS, GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import VectorGame, ranks, winner_shares
+from nothanks_env.vector import VectorGame, deal_cards, ranks, winner_shares
 
 CHUNK_DEALS = 512
 """Deals per chunk of work (each played ``num_players`` times); fixed so results do not depend on workers."""
 
 
 # ----------------------------------------------------------------------------- playing games
-def deal_cards(config: GameConfig, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` uniformly shuffled deals: (deck int64 (n, deck_size) in play order, removed int64 (n, num_removed))."""
-    available = np.array([c for c in config.all_cards if c not in config.removed_face_up], dtype=np.int64)
-    shuffled = available[np.argsort(rng.random((n, len(available))), axis=1)]
-    return shuffled[:, config.num_removed :], np.sort(shuffled[:, : config.num_removed], axis=1)
-
-
 def _checked_actions(policy: Policy, view) -> np.ndarray:
     actions = np.asarray(policy.act_batch(view))
     name = getattr(policy, "name", type(policy).__name__)

@@ -36,7 +36,8 @@ import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
-from training.evaluate import PolicyStats, deal_cards, run_games, summarize, unique_names, write_stats_csv
+from nothanks_env.vector import deal_cards
+from training.evaluate import PolicyStats, run_games, summarize, unique_names, write_stats_csv
 
 
 @dataclass
