@@ -53,7 +53,7 @@ def test_overrides_and_dotted_flags():
         ("game: {num_players: 9}", "game.num_players: Value error, expected player counts in 3..7, got 9"),
         ("game: {num_removed: 40}", "num_removed"),
         ("trainer: {}", "trainer: unknown key"),
-        ("eval: {best_metric: search}", "best_metric: expected one of"),
+        ("eval: {best_metric: search}", "best_metric: expected 'min' or one of"),
         ("ppo: {batch_size: 100000}", "ppo.batch_size: expected <= rollout size"),
         ("- just\n- a list", "expected a mapping"),
         ("ppo: [unclosed", "not valid YAML"),

@@ -150,7 +150,10 @@ def test_bench_eval_reports_a_rate(capsys):
 
 # ------------------------------------------------------------------------------------------ specs
 def test_load_policy_baselines_and_parameters():
-    assert list_baselines() == ["random", "never-take", "always-take", "threshold", "heuristic", "search"]
+    assert list_baselines() == [
+        "random", "never-take", "always-take", "threshold", "heuristic", "search",
+        "ratio", "blocker", "utility", "extort", "stochastic",
+    ]  # fmt: skip
     t = load_policy("threshold:T=5")
     assert isinstance(t, ThresholdPolicy) and t.T == 5 and t.name == "threshold:T=5"
     h = load_policy("heuristic:base=6.5,chip_memory=False")

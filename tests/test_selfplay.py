@@ -75,6 +75,9 @@ def test_smoke_run_writes_the_run_folder(smoke_run):
     for tag in ("eval/heuristic/win_rate", "eval/random/mean_penalty", "charts/steps_per_s", "losses/value_loss"):
         assert scalars(run, tag), tag
     assert scalars(run, "pool/snapshots_held")[-1][1] == 2  # snapshots every 1024 steps, at most 2 kept
+    weights = [scalars(run, f"pool/{m}/weight")[-1][1] for m in ("heuristic", "random", "snapshots")]
+    assert sum(weights) == pytest.approx(1.0) and weights[2] == pytest.approx(0.5)  # the league's draw shares
+    assert 0.0 <= scalars(run, "pool/heuristic/win_rate")[-1][1] <= 1.0
     assert ckpt.load_checkpoint_policy(run / "checkpoints" / "final").name == "final"
 
 
@@ -133,6 +136,27 @@ def test_bad_config_is_refused(tmp_path, capsys):
     assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "ppo.n_epochs=zero"]) == 2
     assert "ppo.n_epochs" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_a_misfit(smoke_run, tmp_path, capsys):
+    from training.config import load_config
+    from training.selfplay import Trainer
+
+    final = smoke_run / "checkpoints" / "final"
+    cfg = load_config(SMOKE, [f"run.init_from={final}"])
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    trainer = Trainer(cfg, run)
+    got = ckpt.actor_weights(trainer.model.policy)
+    want = ckpt.load_checkpoint_policy(final).weights()
+    assert got.keys() == want.keys() and all(torch.equal(got[k], want[k]) for k in got)
+    # ppo-3p is 128x128; the smoke config is 32x32
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-3p"]) == 2
+    err = capsys.readouterr().err
+    assert "error: run.init_from 'ppo-3p': expected actor layer shapes [(32, " in err and "got [(128, " in err
+    assert not (tmp_path / "runs").exists()  # refused before any run folder was made
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=nowhere"]) == 2
+    assert "run.init_from: expected a checkpoint path or shipped name, got 'nowhere'" in capsys.readouterr().err
 
 
 def test_missing_run_or_checkpoint_is_refused(tmp_path, capsys):

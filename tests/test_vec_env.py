@@ -10,7 +10,7 @@ from nothanks_env import encoding as enc
 from nothanks_env.baselines import AlwaysTakePolicy, HeuristicPolicy, NeverTakePolicy, RandomPolicy
 from nothanks_env.game import PASS, TAKE, Deal, Game, GameConfig
 from nothanks_env.policy import Policy
-from training.vec_env import OpponentPool, SelfPlayVecEnv
+from training.vec_env import OpponentPool, SelfPlayVecEnv, pfsp_weight
 
 # Deal of the terminal-reward tests: 35 first, then 3..25 (one run), 26..34 removed face down.
 DECK = np.array([[35, *range(3, 26)]])
@@ -181,3 +181,63 @@ def test_pool_mixture_eviction_and_state_roundtrip():
 def test_pool_needs_a_scripted_opponent():
     with pytest.raises(ValueError, match="at least one opponent"):
         OpponentPool({"a": (0.0, {0: RandomPolicy()})})
+
+
+# ------------------------------------------------------------------------------------------ league (PFSP)
+def test_pfsp_weightings():
+    x = np.array([0.0, 0.25, 0.5, 1.0])
+    np.testing.assert_allclose(pfsp_weight(x, "hard", 2.0), [1.0, 0.5625, 0.25, 0.0])
+    np.testing.assert_allclose(pfsp_weight(x, "variance", 2.0), [0.0, 0.1875, 0.25, 0.0])
+    np.testing.assert_allclose(pfsp_weight(x, "uniform", 2.0), [1.0, 1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="weighting: expected 'hard', 'variance' or 'uniform', got 'easy'"):
+        pfsp_weight(x, "easy", 2.0)
+
+
+def league_env(weighting: str) -> SelfPlayVecEnv:
+    pool = OpponentPool(
+        {"heuristic": (1.0, {0: HeuristicPolicy()}), "random": (1.0, {0: RandomPolicy(seed=1)})},
+        weighting=weighting,
+        window=200,
+        seed=0,
+    )
+    env = SelfPlayVecEnv([GameConfig(num_players=3)], 64, pool, seed=0)
+    env.reset()
+    return env
+
+
+def play_randomly(env: SelfPlayVecEnv, steps: int) -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        masks = env.action_masks()
+        acts = np.where(masks[:, 0] & masks[:, 1], rng.integers(0, 2, env.num_envs), masks[:, 1].astype(int))
+        env.step(acts)
+
+
+def test_league_weights_move_toward_the_opponent_that_beats_the_learner():
+    env = league_env("hard")
+    assert env.pool.league()["heuristic"]["share"] == pytest.approx(0.5)
+    play_randomly(env, 300)  # a random learner: the heuristic crushes it, random opponents do not
+    league = env.pool.league()
+    assert league["heuristic"]["games"] > 500 and league["random"]["games"] > 300
+    assert league["heuristic"]["win_rate"] < 0.1
+    assert league["random"]["win_rate"] > 2 * league["heuristic"]["win_rate"] + 0.05
+    h, r = league["heuristic"], league["random"]
+    assert h["score"] < r["score"]
+    assert h["share"] > 0.55 and h["share"] + r["share"] == pytest.approx(1.0)
+    assert h["share"] / r["share"] == pytest.approx((0.05 + (1 - h["score"]) ** 2) / (0.05 + (1 - r["score"]) ** 2))
+    # and the draws follow the weights
+    env.pool.composition()
+    play_randomly(env, 100)
+    assert env.pool.composition()["heuristic"] > 0.55
+
+
+def test_uniform_league_is_the_fixed_mixture_and_league_state_roundtrips():
+    env = league_env("uniform")
+    play_randomly(env, 200)
+    league = env.pool.league()
+    assert league["heuristic"]["share"] == pytest.approx(0.5)
+    assert league["heuristic"]["win_rate"] < league["random"]["win_rate"]
+    state = env.pool.state_dict()
+    other = league_env("uniform").pool
+    other.load_state_dict(state)
+    assert other.league() == league

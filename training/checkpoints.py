@@ -202,6 +202,24 @@ def actor_weights(sb3_policy: torch.nn.Module) -> dict[str, torch.Tensor]:
     return out
 
 
+def load_actor_weights(sb3_policy: torch.nn.Module, weights: dict[str, torch.Tensor], source: str = "weights") -> None:
+    """Copy actor ``weights`` (as :func:`actor_weights` returns them) into an SB3 policy, in place.
+
+    Raises:
+        CheckpointError: naming ``source``, if the layer count or any shape differs from the policy's.
+    """
+    linears = [m for m in sb3_policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    linears.append(sb3_policy.action_net)
+    want = [tuple(lin.weight.shape) for lin in linears]
+    got = [tuple(weights[f"layers.{i}.weight"].shape) for i in range(len(weights) // 2)]
+    if want != got:
+        raise CheckpointError(f"{source}: expected actor layer shapes {want} (this config's net_arch), got {got}")
+    with torch.no_grad():
+        for i, lin in enumerate(linears):
+            lin.weight.copy_(weights[f"layers.{i}.weight"])
+            lin.bias.copy_(weights[f"layers.{i}.bias"])
+
+
 # --------------------------------------------------------------------------- saving
 
 

@@ -43,6 +43,11 @@ class RunSection(_Section):
     runs_dir: str = "runs"
     torch_threads: int = Field(1, ge=1, description="1: PPO slows up to 31x with more when the other core is busy")
     progress: bool = True
+    init_from: str | None = Field(
+        None,
+        description="policy spec of a checkpoint (path or shipped name) whose actor weights start the run; "
+        "its net_arch, activation and chip_memory must match this config (the critic starts fresh)",
+    )
 
 
 class GameSection(_Section):
@@ -108,15 +113,34 @@ class EnvSection(_Section):
     )
 
 
+class LeagueSection(_Section):
+    """Prioritized fictitious self-play over the scripted members (see :class:`training.vec_env.OpponentPool`).
+
+    Each scripted member is drawn in proportion to ``prior x (floor + f(x))``, ``x`` being the learner's
+    normalized score against it (win share x n/2, clipped to [0, 1]; 0.5 is parity), estimated online
+    from the training games with an exponential moving average over about ``window`` games.
+    """
+
+    weighting: Literal["hard", "variance", "uniform"] = Field(
+        "hard",
+        description="f(x): hard = (1-x)^power, favour what beats the learner; variance = x(1-x), favour even "
+        "matches; uniform = 1, the fixed mixture of the priors",
+    )
+    power: float = Field(2.0, gt=0.0, description="exponent of the hard weighting")
+    floor: float = Field(0.05, ge=0.0, description="added to f(x) so that no member is ever dropped")
+    window: int = Field(2000, ge=1, description="games per member the moving average spans (time constant)")
+
+
 class PoolSection(_Section):
-    """The opponent mixture: scripted baselines and frozen snapshots of the learner.
+    """The opponent mixture: scripted baselines (a league, see :class:`LeagueSection`) and frozen snapshots.
 
     Each opponent seat of each new game is drawn on its own. Once a snapshot exists, a share
     ``snapshot_weight`` of seats goes to snapshots (``latest_share`` of that to the newest, the rest spread
-    evenly over the older ones) and the rest to the scripted specs in proportion to their weights.
+    evenly over the older ones) and the rest to the scripted specs by their league weights.
     """
 
-    scripted: dict[str, float] = Field({"heuristic": 1.0}, description="policy spec -> relative weight")
+    scripted: dict[str, float] = Field({"heuristic": 1.0}, description="policy spec -> prior weight")
+    league: LeagueSection = LeagueSection()
     snapshot_weight: float = Field(0.5, ge=0.0, le=1.0)
     latest_share: float = Field(0.5, ge=0.0, le=1.0)
     snapshot_every: int = Field(250_000, ge=1, description="learner steps between snapshots")
@@ -164,13 +188,17 @@ class EvalSection(_Section):
     games: int = Field(600, ge=1, description="games per opponent table in periodic evaluations")
     final_games: int = Field(3000, ge=1, description="games per opponent table in the final evaluation")
     opponents: list[str] = Field(["heuristic", "random"], min_length=1, description="each fills every other seat")
-    best_metric: str = Field("heuristic", description="opponent whose win rate picks the best checkpoint")
+    best_metric: str = Field(
+        "heuristic",
+        description="opponent whose win rate picks the best checkpoint, or 'min': the lowest win rate over "
+        "all opponent tables, each divided by its parity 1/n (the most robust checkpoint)",
+    )
     workers: int = Field(1, ge=1)
 
     @model_validator(mode="after")
     def _best_in_opponents(self) -> EvalSection:
-        if self.best_metric not in self.opponents:
-            raise ValueError(f"best_metric: expected one of {self.opponents}, got {self.best_metric!r}")
+        if self.best_metric != "min" and self.best_metric not in self.opponents:
+            raise ValueError(f"best_metric: expected 'min' or one of {self.opponents}, got {self.best_metric!r}")
         return self
 
 

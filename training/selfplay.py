@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from nothanks_env import encoding as enc
 from training import checkpoints as ckpt
 from training.config import Config, ConfigError, dump_config, load_config
 from training.reporting import learning_curve, sb3_logger, summary_table
@@ -63,6 +64,10 @@ def make_pool(cfg: Config):
         snapshot_weight=cfg.pool.snapshot_weight,
         latest_share=cfg.pool.latest_share,
         max_snapshots=cfg.pool.max_snapshots,
+        weighting=cfg.pool.league.weighting,
+        power=cfg.pool.league.power,
+        floor=cfg.pool.league.floor,
+        window=cfg.pool.league.window,
         chip_memory=cfg.env.chip_memory,
         activation=cfg.ppo.activation,
         snapshot_sample=cfg.pool.snapshot_sample,
@@ -162,7 +167,10 @@ def evaluate_policy(policy, cfg: Config, games: int, seed: int) -> dict[str, dic
 
 
 def best_score(results: dict[str, dict[str, Any]], cfg: Config) -> float:
-    """Mean win rate against ``cfg.eval.best_metric`` over the player counts (higher is better)."""
+    """Mean win rate against ``cfg.eval.best_metric`` over the player counts, or with ``"min"`` the lowest
+    win rate x n over every table (1.0 = parity); higher is better."""
+    if cfg.eval.best_metric == "min":
+        return float(min(r["win_rate"] * r["num_players"] for r in results.values()))
     vals = [r["win_rate"] for r in results.values() if r["opponent"] == cfg.eval.best_metric]
     return float(np.mean(vals))
 
@@ -202,6 +210,32 @@ def set_rng_state(state: dict[str, Any], env) -> None:
         t.rng.bit_generator.state = s["seats"]
 
 
+def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
+    """The actor weights ``cfg.run.init_from`` names (None without it), checked against ``cfg``.
+
+    Raises:
+        ConfigError: naming the spec, if it is not a checkpoint, or its activation, chip memory or layer
+            shapes (from ``ppo.net_arch``) differ from this config's.
+    """
+    spec = cfg.run.init_from
+    if spec is None:
+        return None
+    try:
+        meta = ckpt.read_metadata(spec)
+        weights = ckpt.load_checkpoint_policy(spec).weights()
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"run.init_from: expected a checkpoint path or shipped name, got {spec!r} ({e})") from e
+    for key, mine in (("activation", cfg.ppo.activation), ("chip_memory", cfg.env.chip_memory)):
+        if meta[key] != mine:
+            raise ConfigError(f"run.init_from {spec!r}: has {key}={meta[key]!r}, expected this config's {mine!r}")
+    sizes = [enc.OBS_SIZE, *cfg.ppo.net_arch, 2]
+    want = [(sizes[i + 1], sizes[i]) for i in range(len(sizes) - 1)]
+    got = [tuple(weights[f"layers.{i}.weight"].shape) for i in range(len(weights) // 2)]
+    if want != got:
+        raise ConfigError(f"run.init_from {spec!r}: expected actor layer shapes {want} (ppo.net_arch), got {got}")
+    return weights
+
+
 # --------------------------------------------------------------------------- the training loop
 class Trainer:
     """One run: builds pool, env and model, trains with periodic work at PPO update boundaries, saves."""
@@ -224,6 +258,8 @@ class Trainer:
         self.next = {"snapshot": cfg.pool.snapshot_every, "checkpoint": cfg.run.checkpoint_every, "eval": 0}
         if resume_from is not None:
             self._load(resume_from)
+        elif cfg.run.init_from is not None:
+            ckpt.load_actor_weights(self.model.policy, init_actor_weights(cfg), source=cfg.run.init_from)
         self.model.set_logger(sb3_logger(self.writer))
         self.stop_requested = False
         self.trained_timesteps = self.model.num_timesteps
@@ -293,6 +329,9 @@ class Trainer:
             self.next["snapshot"] = t + cfg.pool.snapshot_every
         for name, share in self.pool.composition().items():
             self.writer.add_scalar(f"pool/{name}", share, t)
+        for name, st in self.pool.league().items():
+            self.writer.add_scalar(f"pool/{name}/win_rate", st["win_rate"], t)
+            self.writer.add_scalar(f"pool/{name}/weight", st["share"], t)
         self.writer.add_scalar("pool/snapshots_held", len(self.pool.snapshots), t)
         if t >= self.next["eval"]:
             self.evaluate(t)
@@ -494,6 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"resuming {run_dir} from {found[-1].name}", file=sys.stderr)
         else:
             cfg = load_config(args.config, overrides)
+            init_actor_weights(cfg)  # refuse a bad run.init_from before the run folder exists
             run_dir = new_run_dir(cfg)
             dump_config(cfg, run_dir / "config.yaml")
             trainer = Trainer(cfg, run_dir)
