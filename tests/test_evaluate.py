@@ -176,11 +176,38 @@ def test_load_policy_baselines_and_parameters():
         ("math:pi", "expected a Policy"),
         ("nothanks_env.baselines:Missing", "has no attribute"),
         ("", "non-empty"),
+        ("search:rollout=nonsense", "parameter rollout: policy spec 'nonsense': expected a baseline"),
+        ("search:model=(threshold:T=1", "expected balanced parentheses, got 1 unclosed"),
+        ("search:rollout=ppo-mixed,iters=2)", r"expected balanced parentheses, got an extra '\)'"),
     ],
 )
 def test_load_policy_errors_name_the_spec(spec, message):
     with pytest.raises(ValueError, match=message):
         load_policy(spec)
+
+
+def test_search_takes_nested_policy_specs():
+    from nothanks_env.baselines import UtilityPolicy
+    from training.checkpoints import MLPPolicy
+
+    s = load_policy("search:iters=4,rollout=ppo-3p,model=(utility:extort_buffer=4.0,chip_memory=False)", seed=3)
+    assert isinstance(s.rollout, MLPPolicy) and s.rollout.name == "ppo-3p"
+    assert isinstance(s.model, UtilityPolicy) and s.model.extort_buffer == 4.0 and s.model.chip_memory is False
+    assert s.iters == 4
+    assert s.name == "search:iters=4,rollout=ppo-3p,model=(utility:extort_buffer=4.0,chip_memory=False)"
+    assert load_policy(s.name).name == s.name  # the name is a spec that rebuilds it
+    plain = load_policy("search:rollout=threshold")
+    assert plain.model is plain.rollout and plain.rollout.name == "threshold"
+    with pytest.raises(ValueError, match="the policy plays 3 players, expected 4"):
+        load_policy("search:rollout=ppo-3p", num_players=4)
+
+
+def test_search_with_a_network_plays_legal_games():
+    from training.evaluate import evaluate
+
+    s = load_policy("search:iters=4,rollout=ppo-3p,model=utility", seed=0)
+    rep = evaluate([s], [load_policy("heuristic")], num_players=3, games=6, seed=0)
+    assert rep.games == 6 and 0.0 <= rep[s.name].win_rate <= 1.0
 
 
 def test_load_policy_user_module_attr():

@@ -7,7 +7,10 @@ spec                           meaning
 =============================  ===========================================================================
 ``NAME`` / ``NAME:k=v,k=v``    a scripted baseline (:data:`nothanks_env.baselines.BASELINES`) with keyword
                                parameters, e.g. ``threshold:T=5``, ``search:iters=64,chip_memory=False``;
-                               values are Python literals (``5``, ``0.5``, ``True``), else strings
+                               values are Python literals (``5``, ``0.5``, ``True``), else strings.
+                               Parameters that take a *policy* (the search bot's ``rollout`` and
+                               ``model``) take a nested spec, in parentheses when it has its own
+                               ``:`` parameters: ``search:rollout=ppo-3p,model=(utility:extort_buffer=4)``
 ``PATH``                       a checkpoint file or directory that exists on disk
 ``module:attr``                a user policy: ``attr`` of importable ``module`` is a :class:`Policy`
                                subclass or instance, or a zero-argument factory returning a policy
@@ -33,32 +36,75 @@ def list_baselines() -> list[str]:
     return list(BASELINES)
 
 
-def _parse_params(spec: str, text: str) -> dict[str, object]:
+POLICY_PARAMS: dict[str, tuple[str, ...]] = {"search": ("rollout", "model")}
+"""Baseline name -> its parameters whose value is itself a policy spec."""
+
+
+def _split_top(spec: str, text: str) -> list[str]:
+    """Split ``text`` at the commas outside parentheses and brackets."""
+    items, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"policy spec {spec!r}: expected balanced parentheses, got an extra {ch!r}")
+        if ch == "," and depth == 0:
+            items.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if depth:
+        raise ValueError(f"policy spec {spec!r}: expected balanced parentheses, got {depth} unclosed")
+    items.append("".join(cur))
+    return [i.strip() for i in items if i.strip()]
+
+
+def _parse_params(spec: str, text: str, nested: tuple[str, ...] = ()) -> dict[str, object]:
     params: dict[str, object] = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
+    for item in _split_top(spec, text):
         key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
+        key, raw = key.strip(), raw.strip()
+        if not sep or not key:
             raise ValueError(f"policy spec {spec!r}: expected parameters as key=value,key=value, got {item!r}")
+        if key in nested:
+            params[key] = raw[1:-1].strip() if raw.startswith("(") and raw.endswith(")") else raw
+            continue
         try:
-            value = ast.literal_eval(raw.strip())
+            value = ast.literal_eval(raw)
         except (ValueError, SyntaxError):
-            value = raw.strip()
-        params[key.strip()] = value
+            value = raw
+        params[key] = value
     return params
 
 
-def _baseline(spec: str, name: str, text: str, seed: int | None) -> Policy:
+def spec_param(spec: str) -> str:
+    """``spec`` as the value of a nested policy parameter: in parentheses if it has parameters of its own."""
+    return f"({spec})" if any(c in spec for c in ",:=") else spec
+
+
+def _baseline(spec: str, name: str, text: str, seed: int | None, num_players: int | None) -> Policy:
     cls = BASELINES[name]
-    params = _parse_params(spec, text)
+    nested = POLICY_PARAMS.get(name, ())
+    params = _parse_params(spec, text, nested)
     accepted = []
     for pname, p in inspect.signature(cls).parameters.items():
         if p.kind is p.VAR_KEYWORD:
             accepted += list(getattr(cls, "PARAM_NAMES", ()))
-        elif pname not in ("seed", "rollout"):  # a rollout policy is not a string; build it in Python
+        elif pname != "seed":
             accepted.append(pname)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise ValueError(f"policy spec {spec!r}: {name} takes parameters {accepted}, got {unknown}")
+    for k, key in enumerate(nested):
+        if key in params:
+            try:
+                params[key] = load_policy(
+                    str(params[key]), num_players=num_players, seed=None if seed is None else seed + 7919 * (k + 1)
+                )
+            except ValueError as e:
+                raise ValueError(f"policy spec {spec!r}: parameter {key}: {e}") from e
     return cls(seed=seed, **params)
 
 
@@ -120,7 +166,7 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
     spec = spec.strip()
     head, sep, tail = spec.partition(":")
     if head in BASELINES:
-        policy = _baseline(spec, head, tail, seed)
+        policy = _baseline(spec, head, tail, seed, num_players)
     elif pathlib.Path(spec).exists():
         policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(spec))
     elif sep and tail and "=" not in tail:

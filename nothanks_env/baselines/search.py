@@ -10,9 +10,10 @@ Decision rule, for each acting seat that may choose (at 0 chips it takes):
    in the pot are split among the opponents by a uniform multinomial draw.
 2. In each world it plays PASS and, separately, TAKE (the same world for both: common random numbers),
    then plays the deal out. Its own later decisions follow the rollout policy (default: the run-aware
-   heuristic). Each opponent is modelled, per world, by the rollout policy with probability ``p_model``,
-   otherwise by a threshold bot with T drawn uniformly from ``model_T``: it cannot know how its opponents
-   play, and a single model made it over-fit (against threshold bots it then lost to the heuristic).
+   heuristic; any policy, e.g. a trained network). Each opponent is modelled, per world, by the opponent
+   model (default: the rollout policy) with probability ``p_model``, otherwise by a threshold bot with T
+   drawn uniformly from ``model_T``: it cannot know how its opponents play, and a single model made it
+   over-fit (against threshold bots it then lost to the heuristic).
 3. Utility of a finished world = its win share (a k-way tie gives 1/k) + ``margin_weight`` × (mean
    opponent penalty − own penalty), in penalty points; the margin term breaks the many ties of win share
    with a low-variance signal.
@@ -55,7 +56,10 @@ class SearchPolicy(Policy):
         min_z: least z-score of the utility gain to depart from the rollout policy's choice.
         model_T: inclusive range of T for opponents modelled as threshold bots.
         max_worlds: most worlds stepped in one VectorGame (memory bound: ~100 bytes per world and seat).
-        rollout: policy that plays every seat after the first action (default ``HeuristicPolicy()``).
+        rollout: policy that plays the searching seat after the first action, and the opponents where no
+            ``model`` is given (default ``HeuristicPolicy()``). On a command line: ``rollout=SPEC``.
+        model: policy that models the opponents (with probability ``p_model`` per world and seat); default
+            the rollout policy. On a command line: ``model=SPEC``.
         seed: seed of :attr:`rng`, which draws every world.
 
     Raises:
@@ -74,6 +78,7 @@ class SearchPolicy(Policy):
         model_T: tuple[int, int] = (0, 14),
         max_worlds: int = 1 << 16,
         rollout: Policy | None = None,
+        model: Policy | None = None,
         seed: int | None = None,
     ) -> None:
         super().__init__(seed)
@@ -87,12 +92,15 @@ class SearchPolicy(Policy):
         self.model_T = model_T
         self.max_worlds = max_worlds
         self.rollout = rollout if rollout is not None else HeuristicPolicy()
+        self.model = model if model is not None else self.rollout
         given = dict(iters=iters, chip_memory=chip_memory, margin_weight=margin_weight, p_model=p_model)
         given |= dict(min_z=min_z, model_T=model_T)
         defaults = {k: p.default for k, p in inspect.signature(SearchPolicy).parameters.items()}
         parts = [f"{k}={v}" for k, v in given.items() if v != defaults[k]]
-        if rollout is not None:
-            parts.append(f"rollout={getattr(rollout, 'name', type(rollout).__name__)}")
+        for key, pol in (("rollout", rollout), ("model", model)):
+            if pol is not None:
+                label = getattr(pol, "name", type(pol).__name__)
+                parts.append(f"{key}=({label})" if any(c in label for c in ",:=") else f"{key}={label}")
         self.name = "search" + (":" + ",".join(parts) if parts else "")
         self._games: dict[tuple[GameConfig, int], VectorGame] = {}
 
@@ -175,7 +183,7 @@ class SearchPolicy(Policy):
         vg.pot[:n] = per_row(view.pot[idx])
         vg.seat[:n] = vg.first_seat[:n] = per_row(view.seat[idx])
         vg.done[:n] = False
-        # opponents' models, per world: the rollout policy with probability p_model, else a threshold bot
+        # opponents' models, per world: the opponent model with probability p_model, else a threshold bot
         # with T drawn uniformly from model_T (the searching seat always plays the rollout policy).
         as_rollout = self.rng.random((m, k, p)) < self.p_model
         as_rollout[np.arange(m), :, view.seat[idx]] = True
@@ -187,9 +195,12 @@ class SearchPolicy(Policy):
         while not vg.done.all():
             live = np.flatnonzero(~vg.done)
             v = vg.view(live)
+            mine = v.seat == per_row(view.seat[idx])[live]
             by_rollout = self.rollout.act_batch(v)
+            by_model = by_rollout if self.model is self.rollout else self.model.act_batch(v)
             by_threshold = (own_take_delta(v) - v.pot <= t_model[live, v.seat]) | forced(v)
-            actions[live] = np.where(as_rollout[live, v.seat], by_rollout, by_threshold)
+            modelled = np.where(mine, by_rollout, by_model)
+            actions[live] = np.where(as_rollout[live, v.seat], modelled, by_threshold)
             vg.step(actions)
 
         # 3. utility of each world for the searching seat.
