@@ -1,0 +1,191 @@
+"""Policy specs: one string names any policy on a command line or in a config.
+
+Syntax, tried in this order:
+
+=============================  ===========================================================================
+spec                           meaning
+=============================  ===========================================================================
+``NAME`` / ``NAME:k=v,k=v``    a scripted baseline (:data:`nothanks_env.baselines.BASELINES`) with keyword
+                               parameters, e.g. ``threshold:T=5``, ``search:iters=64,chip_memory=False``;
+                               values are Python literals (``5``, ``0.5``, ``True``), else strings.
+                               Parameters that take a *policy* (the search bot's ``rollout`` and
+                               ``model``) take a nested spec, in parentheses when it has its own
+                               ``:`` parameters: ``search:rollout=ppo-3p,model=(utility:extort_buffer=4)``
+``PATH``                       a checkpoint file or directory that exists on disk
+``module:attr``                a user policy: ``attr`` of importable ``module`` is a :class:`Policy`
+                               subclass or instance, or a zero-argument factory returning a policy
+``SHORT``                      a shipped checkpoint (``training.checkpoints.SHIPPED``)
+=============================  ===========================================================================
+
+Checkpoints load through ``training.checkpoints.load_checkpoint_policy``, imported only when a spec names
+one (it needs torch, the ``train`` extra); baselines and ``module:attr`` specs need only the base install.
+This module lives in the env package so that the Gymnasium envs take opponents as specs;
+``training.specs`` re-exports it for the command lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pathlib
+
+from nothanks_env.baselines import BASELINES
+from nothanks_env.policy import Policy
+
+
+def list_baselines() -> list[str]:
+    """Names of the scripted baselines, in order of strength (weakest first, roughly)."""
+    return list(BASELINES)
+
+
+POLICY_PARAMS: dict[str, tuple[str, ...]] = {"search": ("rollout", "model")}
+"""Baseline name -> its parameters whose value is itself a policy spec."""
+
+
+def _split_top(spec: str, text: str) -> list[str]:
+    """Split ``text`` at the commas outside parentheses and brackets."""
+    items, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"policy spec {spec!r}: expected balanced parentheses, got an extra {ch!r}")
+        if ch == "," and depth == 0:
+            items.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if depth:
+        raise ValueError(f"policy spec {spec!r}: expected balanced parentheses, got {depth} unclosed")
+    items.append("".join(cur))
+    return [i.strip() for i in items if i.strip()]
+
+
+def _parse_params(spec: str, text: str, nested: tuple[str, ...] = ()) -> dict[str, object]:
+    params: dict[str, object] = {}
+    for item in _split_top(spec, text):
+        key, sep, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not sep or not key:
+            raise ValueError(f"policy spec {spec!r}: expected parameters as key=value,key=value, got {item!r}")
+        if key in nested:
+            params[key] = raw[1:-1].strip() if raw.startswith("(") and raw.endswith(")") else raw
+            continue
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            value = raw
+        params[key] = value
+    return params
+
+
+def spec_param(spec: str) -> str:
+    """``spec`` as the value of a nested policy parameter: in parentheses if it has parameters of its own."""
+    return f"({spec})" if any(c in spec for c in ",:=") else spec
+
+
+def _baseline(spec: str, name: str, text: str, seed: int | None, num_players: int | None) -> Policy:
+    cls = BASELINES[name]
+    nested = POLICY_PARAMS.get(name, ())
+    params = _parse_params(spec, text, nested)
+    accepted = []
+    for pname, p in inspect.signature(cls).parameters.items():
+        if p.kind is p.VAR_KEYWORD:
+            accepted += list(getattr(cls, "PARAM_NAMES", ()))
+        elif pname != "seed":
+            accepted.append(pname)
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise ValueError(f"policy spec {spec!r}: {name} takes parameters {accepted}, got {unknown}")
+    for k, key in enumerate(nested):
+        if key in params:
+            try:
+                params[key] = load_policy(
+                    str(params[key]), num_players=num_players, seed=None if seed is None else seed + 7919 * (k + 1)
+                )
+            except ValueError as e:
+                raise ValueError(f"policy spec {spec!r}: parameter {key}: {e}") from e
+    return cls(seed=seed, **params)
+
+
+def _is_policy(obj: object) -> bool:
+    return callable(getattr(obj, "act_batch", None))
+
+
+def _user_policy(spec: str) -> Policy:
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ValueError(f"policy spec {spec!r}: cannot import module {module_name!r} ({e})") from e
+    try:
+        obj = getattr(module, attr)
+    except AttributeError as e:
+        raise ValueError(f"policy spec {spec!r}: module {module_name!r} has no attribute {attr!r}") from e
+    if inspect.isclass(obj) or (callable(obj) and not _is_policy(obj)):
+        try:
+            obj = obj()
+        except TypeError as e:
+            raise ValueError(f"policy spec {spec!r}: {attr} must build with no arguments ({e})") from e
+    if not _is_policy(obj):
+        raise ValueError(
+            f"policy spec {spec!r}: expected a Policy (an object with act_batch), got {type(obj).__name__}"
+        )
+    return obj
+
+
+def _checkpoints(spec: str):
+    try:
+        return importlib.import_module("training.checkpoints")
+    except ImportError as e:
+        raise ValueError(
+            f"policy spec {spec!r}: not a baseline ({', '.join(BASELINES)}) and checkpoints cannot be loaded "
+            f"because training.checkpoints is not available ({e})"
+        ) from e
+
+
+def load_policy(spec: str, *, num_players: int | None = None, seed: int | None = None) -> Policy:
+    """Build the policy a spec names (syntax in the module docstring).
+
+    Args:
+        spec: the policy spec.
+        num_players: table size it will play at; a policy with a ``num_players`` attribute (e.g. a
+            checkpoint trained for one size) is checked against it.
+        seed: seeds the policy's RNG (:meth:`Policy.seed`), where it has one.
+
+    Returns:
+        The policy. Baselines' ``name`` is their canonical spec (``threshold:T=5``).
+
+    Raises:
+        ValueError: naming the spec received and what is valid, for an unknown name, bad parameters,
+            a module or attribute that cannot be imported, an object that is not a policy, or a
+            player-count mismatch.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"policy spec: expected a non-empty string, got {spec!r}")
+    spec = spec.strip()
+    head, sep, tail = spec.partition(":")
+    if head in BASELINES:
+        policy = _baseline(spec, head, tail, seed, num_players)
+    elif pathlib.Path(spec).exists():
+        policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(spec))
+    elif sep and tail and "=" not in tail:
+        policy = _user_policy(spec)
+    else:
+        shipped = getattr(_checkpoints(spec), "SHIPPED", {})
+        if spec not in shipped:
+            raise ValueError(
+                f"policy spec {spec!r}: expected a baseline ({', '.join(BASELINES)}) optionally with "
+                f"':key=value,...', a shipped checkpoint ({', '.join(shipped) or 'none shipped'}), "
+                "an existing checkpoint path, or module:attr"
+            )
+        policy = _checkpoints(spec).load_checkpoint_policy(spec)  # the short name labels the policy
+    if seed is not None and callable(getattr(policy, "seed", None)):
+        policy.seed(seed)
+    want = getattr(policy, "num_players", None)
+    if num_players is not None and isinstance(want, int) and want != num_players:
+        raise ValueError(f"policy spec {spec!r}: the policy plays {want} players, expected {num_players}")
+    return policy

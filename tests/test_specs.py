@@ -1,0 +1,19 @@
+"""Policy specs live in the env package; ``training.specs`` re-exports them for the command lines."""
+
+from __future__ import annotations
+
+import training.specs
+from nothanks_env import specs
+
+
+def test_training_specs_reexports_the_env_packages_parser():
+    assert training.specs.load_policy is specs.load_policy
+    assert training.specs.list_baselines() == specs.list_baselines()
+    assert training.specs.spec_param("utility:extort_buffer=4") == "(utility:extort_buffer=4)"
+
+
+def test_nested_specs_still_load_through_training_specs():
+    spec = "search:rollout=ppo-3p,model=(utility:extort_buffer=4)"
+    pol = training.specs.load_policy(spec, num_players=3)
+    assert pol.name == spec
+    assert pol.rollout.name == "ppo-3p" and pol.model.name == "utility:extort_buffer=4"
