@@ -31,9 +31,14 @@ class Policy:
     Attributes:
         name: short display name used in tables.
         rng: ``numpy.random.Generator`` for stochastic policies, reseeded by :meth:`seed`.
+        stochastic: True if :meth:`act_batch` draws from :attr:`rng`. The Gymnasium vector env gives each
+            of its games its own copy of a stochastic opponent (so each game's draws depend on its seed
+            alone) and shares one instance of a deterministic opponent across games (one batched call).
+            Default False: a stochastic policy that does not say so still plays, drawing from one RNG.
     """
 
     name: str = "policy"
+    stochastic: bool = False
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from nothanks_env.baselines import (
+    BASELINES,
     AlwaysTakePolicy,
     HeuristicPolicy,
     NeverTakePolicy,
@@ -16,7 +17,7 @@ from nothanks_env.baselines import (
     ThresholdPolicy,
 )
 from nothanks_env.game import PASS, TAKE, Deal, Game, GameConfig
-from nothanks_env.vector import BatchView, card_points, take_delta
+from nothanks_env.vector import BatchView, VectorGame, card_points, take_delta
 
 CFG3 = GameConfig(num_players=3)
 
@@ -263,3 +264,14 @@ def test_search_without_chip_memory_ignores_opponent_chip_counts():
         bot.seed(seed)
         assert act(bot, make_view(20, 0, [[19], [], []], even)) == a == PASS
     assert act(SearchPolicy(iters=4, chip_memory=True, min_z=99.0), make_view(20, 0, [[19], [], []], broke)) == TAKE
+
+
+def test_stochastic_flags_tell_the_truth():
+    """``Policy.stochastic`` decides whether the Gymnasium vector env copies a policy per sub-env."""
+    vg = VectorGame(GameConfig(num_players=4), 256, seed=0)
+    view = vg.view()
+    for name, cls in BASELINES.items():
+        kwargs = {"iters": 4} if name == "search" else {}
+        a, b = cls(seed=1, **kwargs), cls(seed=2, **kwargs)
+        differs = not np.array_equal(a.act_batch(view), b.act_batch(view))
+        assert differs == cls.stochastic, name

@@ -134,6 +134,11 @@ class MLPPolicy(Policy):
         self.net.eval()
         self.net.requires_grad_(False)
 
+    @property
+    def stochastic(self) -> bool:  # type: ignore[override]
+        """True when it samples (``deterministic=False``): then each action draws from :attr:`rng`."""
+        return not self.deterministic
+
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Raw logits, float32 (B, 2), for observations float32 (B, OBS_SIZE).
 

@@ -311,6 +311,7 @@ class StochasticPolicy(Policy):
     """
 
     DEFAULTS = {"T": 5.0, "temp": 3.0}
+    stochastic = True
 
     def __init__(self, T: float = 5.0, temp: float = 3.0, seed: int | None = None) -> None:
         super().__init__(seed)

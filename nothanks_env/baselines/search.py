@@ -67,6 +67,7 @@ class SearchPolicy(Policy):
     """
 
     DEFAULT_ITERS = 32
+    stochastic = True
 
     def __init__(
         self,

@@ -34,6 +34,7 @@ class RandomPolicy(Policy):
     """
 
     name = "random"
+    stochastic = True
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         coin = self.rng.integers(0, 2, len(view), dtype=np.int64)
