@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from nothanks_env import encoding as enc
-from nothanks_env.game import MAX_CARD_VALUES, MAX_PLAYERS, Game, card_points, take_delta
+from nothanks_env.game import MAX_CARD_VALUES, MAX_PLAYERS, PASS, Game, card_points, take_delta
 
 _S = enc.SLICES
 _FACE_UP, _POT, _IN_DECK = _S["face_up_card"].start, _S["pot"].start, _S["cards_in_deck"].start
@@ -61,8 +61,9 @@ def gather_index(seat: int, num_players: int, hide_chips: bool) -> np.ndarray:
 class ObservationTable:
     """Every seat's observation of one :class:`Game`, updated move by move.
 
-    Call :meth:`rebuild` after ``reset()`` and whenever a deal ends, and :meth:`after_pass` /
-    :meth:`after_take` after every other ``Game.step``; do not change the game by other means in between.
+    Call :meth:`rebuild` after ``reset()``, and :meth:`after_step` after every ``Game.step`` (it rebuilds
+    when a deal ends, else calls :meth:`after_pass` / :meth:`after_take`); do not change the game by other
+    means in between.
 
     Args:
         game: the game to follow.
@@ -95,6 +96,15 @@ class ObservationTable:
             t[_ZERO_CHIPS + seat] = 1.0 if chips == 0 else 0.0
         t[_CONST_ZERO] = 0.0
         self._points = [card_points(m) for m in game.cards]
+
+    def after_step(self, seat: int, action: int, card: int, deal_ended: bool) -> None:
+        """Update after ``Game.step(action)`` by ``seat`` with ``card`` face up returned ``deal_ended``."""
+        if deal_ended:
+            self.rebuild()
+        elif action == PASS:
+            self.after_pass(seat)
+        else:
+            self.after_take(seat, card)
 
     def after_pass(self, seat: int) -> None:
         """Update after ``seat`` passed (the values written are the encoder's, term for term)."""

@@ -16,7 +16,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nothanks_env import encoding as enc
-from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, PASS, TAKE, GameConfig, IllegalActionError, RuleError, SeatView
+from nothanks_env.game import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PASS,
+    TAKE,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    RuleError,
+    SeatView,
+    cards_to_mask,
+)
+from nothanks_env.game import card_points as scalar_card_points
+from nothanks_env.game import take_delta as scalar_take_delta
 
 
 def card_points(masks: np.ndarray, lowest: int, highest: int) -> np.ndarray:
@@ -78,8 +91,11 @@ class BatchView:
         take_delta: int64 (B, P), every seat's card-point change if it took ``face_up``.
         cards_in_deck: int64 (B,), face-down cards still to come.
         unseen: int64 (B,), bit mask of cards the viewer has not seen (deck + hidden removals).
-        match_penalties: int64 (B, P), totals of finished deals of the match (0 for single deals).
+        match_penalties: int64 (B, P), totals of finished deals of the match (0 for single deals while
+            the deal is on; the final penalties in a :meth:`VectorGame.final_view`).
         deals_left: int64 (B,), deals after this one.
+        over: optional bool (B,): games that are over (set only by :meth:`VectorGame.final_view`, whose
+            viewers are not to act; policies never receive such a view). ``None``: no game is over.
     """
 
     config: GameConfig
@@ -95,6 +111,7 @@ class BatchView:
     unseen: np.ndarray
     match_penalties: np.ndarray
     deals_left: np.ndarray
+    over: np.ndarray | None = None
     _obs_cache: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -131,6 +148,68 @@ class BatchView:
             deals_left=np.array([view.num_deals - view.deal_index - 1], dtype=np.int64),
         )
 
+    @staticmethod
+    def from_game(game: Game) -> BatchView:
+        """A batch of one: the seat to act's view of a scalar :class:`Game` in progress.
+
+        Equal to ``from_seat_view(game.seat_view(game.current_seat))`` field by field (a test holds them
+        equal), built straight from the game's bit masks: the single-agent env's opponents decide through it.
+
+        Raises:
+            RuleError: if the game is over (or not dealt).
+        """
+        if game.is_over:
+            raise RuleError("game: expected a game in progress, got one that is over (or not dealt)")
+        cfg, seat, face, masks = game.config, game.current_seat, game.deck[0], game.cards
+        unseen = cards_to_mask(game.deck[1:]) | cards_to_mask(game.removed_hidden)
+        # one array for every field (a single allocation; this runs once per opponent decision)
+        flat = np.array(
+            [seat, face, game.pot, game.chips[seat], len(game.deck) - 1, unseen, cfg.num_deals - game.deal_index - 1,
+             *game.tracked, *masks, *(scalar_card_points(m) for m in masks),
+             *(scalar_take_delta(m, face) for m in masks), *game.match_penalties],
+            dtype=np.int64,
+        )  # fmt: skip
+        n = cfg.num_players
+        per_seat = flat[7:].reshape(5, 1, n)
+        return BatchView(
+            config=cfg,
+            seat=flat[0:1],
+            face_up=flat[1:2],
+            pot=flat[2:3],
+            own_chips=flat[3:4],
+            cards_in_deck=flat[4:5],
+            unseen=flat[5:6],
+            deals_left=flat[6:7],
+            chips=per_seat[0],
+            cards=per_seat[1],
+            card_points=per_seat[2],
+            take_delta=per_seat[3],
+            match_penalties=per_seat[4],
+        )
+
+    def take(self, rows: np.ndarray | slice) -> BatchView:
+        """The views of the games ``rows`` selects (int indices or a slice), as a batch of their own.
+
+        Observations this view has already encoded are carried over (sliced), not encoded again.
+        """
+        return BatchView(
+            config=self.config,
+            seat=self.seat[rows],
+            face_up=self.face_up[rows],
+            pot=self.pot[rows],
+            own_chips=self.own_chips[rows],
+            chips=self.chips[rows],
+            cards=self.cards[rows],
+            card_points=self.card_points[rows],
+            take_delta=self.take_delta[rows],
+            cards_in_deck=self.cards_in_deck[rows],
+            unseen=self.unseen[rows],
+            match_penalties=self.match_penalties[rows],
+            deals_left=self.deals_left[rows],
+            over=None if self.over is None else self.over[rows],
+            _obs_cache={k: v[rows] for k, v in self._obs_cache.items()},
+        )
+
     def action_mask(self) -> np.ndarray:
         """Legal actions: int8, shape (B, 2); column 0 = PASS (legal iff own chips > 0), 1 = TAKE (always)."""
         m = np.ones((len(self), 2), dtype=np.int8)
@@ -151,7 +230,8 @@ class BatchView:
         """The observation vectors: float32, shape (B, OBS_SIZE), laid out as :data:`encoding.LAYOUT`.
 
         Identical to :func:`encoding.encode` of each game's :class:`SeatView` with the same ``chip_memory``
-        (a test holds them equal).
+        (a test holds them equal), also for the finished games of a :meth:`VectorGame.final_view`: no
+        face-up card, no seat to act.
         """
         if chip_memory in self._obs_cache:
             return self._obs_cache[chip_memory]
@@ -172,7 +252,10 @@ class BatchView:
         face_up_removed[[c - lo for c in cfg.removed_face_up]] = 1.0
         out[:, s["removed_face_up"]] = face_up_removed
         out[:, s["seat_present"].start : s["seat_present"].start + n] = 1.0
-        out[:, s["to_act"].start] = 1.0  # the viewer is always the seat to act
+        out[:, s["to_act"].start] = 1.0  # the viewer is always the seat to act, unless the game is over
+        if self.over is not None:
+            out[self.over, s["face_up_card"]] = 0.0
+            out[self.over, s["to_act"].start] = 0.0
         order = (self.seat[:, None] + np.arange(n)) % n  # slot k -> absolute seat
         cards = np.take_along_axis(self.cards, order, axis=1)
         bits = (cards[:, :, None] >> values) & 1
@@ -363,6 +446,43 @@ class VectorGame:
             unseen=unseen,
             match_penalties=np.zeros_like(cards),
             deals_left=np.zeros(n, dtype=np.int64),
+        )
+
+    def final_view(self, idx: np.ndarray, seats: np.ndarray) -> BatchView:
+        """What seat ``seats[j]`` of finished game ``idx[j]`` sees at the end (for terminal observations).
+
+        Its :meth:`BatchView.observation` equals :func:`encoding.encode` of the scalar engine's final
+        :class:`SeatView`: no face-up card, no seat to act, no take deltas, the hidden removals still
+        unseen, and the final penalties as ``match_penalties``.
+
+        Args:
+            idx: int (m,), games that are over (``done``).
+            seats: int (m,), the viewing seat in each.
+
+        Raises:
+            RuleError: if a game in ``idx`` is not over.
+        """
+        idx, seats = np.asarray(idx, dtype=np.int64), np.asarray(seats, dtype=np.int64)
+        if not self.done[idx].all():
+            raise RuleError(f"idx: expected finished games, got unfinished game {idx[~self.done[idx]][0]}")
+        n = len(idx)
+        cards, chips = self.cards[idx], self.chips[idx]
+        held = np.bitwise_or.reduce(cards, axis=1)
+        return BatchView(
+            config=self.config,
+            seat=seats,
+            face_up=np.full(n, self.config.lowest_card, dtype=np.int64),  # unused: no card is on offer
+            pot=self.pot[idx],
+            own_chips=chips[np.arange(n), seats],
+            chips=chips,
+            cards=cards,
+            card_points=self.card_points[idx],
+            take_delta=np.zeros_like(cards),
+            cards_in_deck=np.zeros(n, dtype=np.int64),
+            unseen=self._box_mask & ~held,
+            match_penalties=self.penalties()[idx],
+            deals_left=np.zeros(n, dtype=np.int64),
+            over=np.ones(n, dtype=bool),
         )
 
 

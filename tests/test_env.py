@@ -17,7 +17,7 @@ from pettingzoo.utils import wrappers as pz_wrappers
 
 import nothanks_env
 from nothanks_env import encoding, nothanks_v0
-from nothanks_env.env import STATE_LAYOUT, STATE_SIZE, observation_bounds, reward_values
+from nothanks_env.env import STATE_LAYOUT, STATE_SIZE, observation_bounds, reward_values, reward_values_batch
 from nothanks_env.game import PASS, TAKE, Deal, GameConfig, IllegalActionError, RuleError
 from nothanks_env.presets import PRESETS
 
@@ -232,6 +232,19 @@ def test_infos_rank_ties_and_zero_sum_reward_formulas():
             assert sum(reward_values(pens, mode)) == pytest.approx(0.0, abs=1e-9)
     with pytest.raises(RuleError, match="reward: expected one of"):
         reward_values([1, 2, 3], "elo")
+
+
+@pytest.mark.parametrize("mode", ["win", "rank", "penalty"])
+def test_batched_rewards_equal_the_scalar_ones(mode):
+    rng = np.random.default_rng(0)
+    for n in (3, 5, 7):
+        pen = rng.integers(-4, 4, (500, n))  # many ties, all-way ties included
+        pen[0] = 2
+        batch = reward_values_batch(pen, mode)
+        assert batch.dtype == np.float64 and batch.shape == pen.shape
+        assert [list(row) for row in batch] == [reward_values(list(map(int, p)), mode) for p in pen]
+    with pytest.raises(RuleError, match="reward: expected one of"):
+        reward_values_batch(pen, "score")
 
 
 def test_multi_deal_infos():

@@ -1,5 +1,7 @@
 """The batched engine (vector.py) against the scalar reference engine (game.py), move for move."""
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
 
@@ -40,6 +42,10 @@ def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory):
             np.testing.assert_array_equal(obs[j], enc.encode(sv, chip_memory=chip_memory))
             np.testing.assert_array_equal(mask[j], enc.action_mask(sv))
             np.testing.assert_array_equal(BatchView.from_seat_view(sv).observation(chip_memory)[0], obs[j])
+            from_game, from_view = BatchView.from_game(games[i]), BatchView.from_seat_view(sv)
+            for f in fields(BatchView):
+                if f.name not in ("config", "over", "_obs_cache"):
+                    np.testing.assert_array_equal(getattr(from_game, f.name), getattr(from_view, f.name), f.name)
         actions = np.where(rng.random(b) < 0.6, PASS, TAKE)
         legal = vg.legal_mask()
         actions = np.where(legal[np.arange(b), actions] == 1, actions, TAKE)
@@ -52,6 +58,12 @@ def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory):
         assert list(vg.penalties()[i]) == g.final_penalties()
         assert list(vg.chips[i]) == g.chips
     assert steps >= b * cfg.deck_size
+    for seat in range(cfg.num_players):  # the end of the game, from every seat: the terminal observations
+        final = vg.final_view(np.arange(b), np.full(b, seat)).observation(chip_memory)
+        for i, g in enumerate(games):
+            np.testing.assert_array_equal(final[i], enc.encode(g.seat_view(seat), chip_memory=chip_memory))
+    with pytest.raises(RuleError, match="idx: expected finished games, got unfinished game 0"):
+        VectorGame(cfg, 2, seed=0).final_view(np.array([0]), np.array([0]))
 
 
 def test_batched_scores_and_shares():
@@ -82,3 +94,20 @@ def test_step_only_the_selected_games():
     assert vg.chips[0].tolist() == [10, 11, 11] and vg.pot.tolist() == [1, 0, 0] and vg.seat.tolist() == [1, 0, 0]
     np.testing.assert_array_equal(vg.chips[1:], before[0][1:])  # unselected games keep their state
     np.testing.assert_array_equal(vg.pos, before[2])
+
+
+def test_from_game_equals_from_seat_view_through_a_match():
+    game = Game(GameConfig(num_players=4, num_deals=3, removed_face_up=(10,), num_removed=5))
+    game.reset(seed=2)
+    rng = np.random.default_rng(0)
+    decisions = 0
+    while not game.is_over:
+        a, b = BatchView.from_game(game), BatchView.from_seat_view(game.seat_view(game.current_seat))
+        for f in fields(BatchView):
+            if f.name not in ("config", "over", "_obs_cache"):
+                np.testing.assert_array_equal(getattr(a, f.name), getattr(b, f.name), f.name)
+        game.step(PASS if game.chips[game.current_seat] and rng.random() < 0.6 else TAKE)
+        decisions += 1
+    assert decisions > 3 * 20
+    with pytest.raises(RuleError, match="game: expected a game in progress"):
+        BatchView.from_game(game)
