@@ -76,7 +76,7 @@ def test_rewards_match_the_scalar_engine_on_random_games():
     for _ in range(40):  # games
         deal = Deal(tuple(int(c) for c in t.game.deck[0]), tuple(int(c) for c in t.game.removed_hidden[0]))
         first, me = int(t.game.first_seat[0]), int(t.learner[0])
-        seats = [None if s == me else pool.members[int(i)] for s, i in enumerate(t.opp[0])]
+        seats = [None if s == me else pool.members[int(i)] for s, i in enumerate(t.opponents[0])]
         mine: list[int] = []
         while True:
             a = TAKE if not env.action_masks()[0, PASS] or rng.random() < 0.3 else PASS

@@ -196,7 +196,10 @@ def rng_state(env) -> dict[str, Any]:
         "torch": torch.get_rng_state(),
         "numpy": [x.tolist() if isinstance(x, np.ndarray) else x for x in np.random.get_state()],
         "python": random.getstate(),
-        "tables": [{"game": t.game.rng.bit_generator.state, "seats": t.rng.bit_generator.state} for t in env.tables],
+        "tables": [
+            {"game": t.game.rng.bit_generator.state, "seats": r.bit_generator.state}
+            for t, r in zip(env.tables, env.seat_rngs)
+        ],
     }
 
 
@@ -205,9 +208,9 @@ def set_rng_state(state: dict[str, Any], env) -> None:
     name, keys, pos, has_gauss, cached = state["numpy"]
     np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
     random.setstate(tuple(tuple(x) if isinstance(x, list) else x for x in state["python"]))
-    for t, s in zip(env.tables, state["tables"]):
+    for t, r, s in zip(env.tables, env.seat_rngs, state["tables"]):
         t.game.rng.bit_generator.state = s["game"]
-        t.rng.bit_generator.state = s["seats"]
+        r.bit_generator.state = s["seats"]
 
 
 def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
@@ -325,7 +328,7 @@ class Trainer:
         cfg = self.cfg
         if t >= self.next["snapshot"]:
             self.pool.add_snapshot(ckpt.actor_weights(self.model.policy), t)
-            self.pool.prune(np.concatenate([tb.opp.ravel() for tb in self.env.tables]))
+            self.pool.prune(np.concatenate([tb.opponents.ravel() for tb in self.env.tables]))
             self.next["snapshot"] = t + cfg.pool.snapshot_every
         for name, share in self.pool.composition().items():
             self.writer.add_scalar(f"pool/{name}", share, t)

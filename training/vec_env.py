@@ -1,7 +1,8 @@
 """The training fast path: one learner seat per game, opponents from a pool, many games per NumPy step.
 
-:class:`SelfPlayVecEnv` is an SB3 ``VecEnv`` over :class:`~nothanks_env.vector.VectorGame` (one per
-player count, so a mixed-count run is one network over one observation layout). Env slot ``i`` is the
+:class:`SelfPlayVecEnv` is an SB3 ``VecEnv`` over :class:`~nothanks_env.table.LearnerTable` (one per player
+count, so a mixed-count run is one network over one observation layout), the batched core that the
+Gymnasium vector env :class:`nothanks_env.gym_vector.NoThanksVectorEnv` also runs on. Env slot ``i`` is the
 learner's seat in one game:
 
 - each new game deals fresh cards, puts the learner in a seat drawn uniformly, and draws each other seat's
@@ -26,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -36,7 +38,8 @@ from stable_baselines3.common.vec_env import VecEnv
 from nothanks_env import encoding as enc
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import VectorGame, winner_shares
+from nothanks_env.table import Finished, LearnerTable
+from nothanks_env.vector import winner_shares
 from training.checkpoints import MLPPolicy
 
 Reward = Literal["win", "penalty_diff"]
@@ -317,23 +320,12 @@ class OpponentPool:
         self._probs = None
 
 
-class _Table:
-    """One :class:`VectorGame` with the learner seat and opponent ids of each of its games."""
-
-    def __init__(self, config: GameConfig, num_games: int, seed: int) -> None:
-        self.game = VectorGame(config, num_games, seed=seed)
-        self.n = num_games
-        self.p = config.num_players
-        self.rng = np.random.default_rng(seed + 1)
-        self.learner = np.zeros(num_games, dtype=np.int64)
-        self.opp = np.full((num_games, self.p), -1, dtype=np.int64)
-        self.acted = np.zeros(num_games, dtype=bool)
-        self.length = np.zeros(num_games, dtype=np.int64)
-        self.started = np.zeros(num_games, dtype=np.float64)
-
-
 class SelfPlayVecEnv(VecEnv):
     """SB3 ``VecEnv``: ``games_per_count`` learner slots for each player count, opponents from ``pool``.
+
+    A thin adapter over one :class:`~nothanks_env.table.LearnerTable` per player count (the machinery of
+    the Gymnasium vector env too): the pool seats each new game, the table's ``on_finish`` hook reports
+    every finished game to the pool's league (:meth:`OpponentPool.record`) before the next seats are drawn.
 
     Observation: float32 ``(OBS_SIZE,)`` laid out as :data:`nothanks_env.encoding.LAYOUT` (the same for every
     player count), encoded with ``chip_memory``. Action: ``Discrete(2)``, PASS (0) or TAKE (1); illegal
@@ -348,6 +340,10 @@ class SelfPlayVecEnv(VecEnv):
         chip_memory: encoding of the learner's observation.
         reward: ``"win"`` (the objective) or ``"penalty_diff"``.
         seed: seeds the deals and learner seats.
+
+    Attributes:
+        tables: one :class:`~nothanks_env.table.LearnerTable` per config; opponent ids are pool member ids.
+        seat_rngs: the RNG of each table's learner-seat draws (saved for resume with the engines' RNGs).
     """
 
     def __init__(
@@ -365,21 +361,34 @@ class SelfPlayVecEnv(VecEnv):
         self.pool = pool
         self.chip_memory = chip_memory
         self.reward_kind = reward
-        ss = np.random.SeedSequence(seed)
-        seeds = ss.generate_state(len(configs))
-        self.tables = [_Table(c, games_per_count, int(s)) for c, s in zip(configs, seeds)]
+        seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(configs))]
+        self.seat_rngs = [np.random.default_rng(s + 1) for s in seeds]
+        self.tables = [
+            LearnerTable(
+                c,
+                games_per_count,
+                policy=partial(self._member_policy, c.num_players),
+                seat=partial(self._seat, c.num_players, rng),
+                seed=s,
+                chip_memory=chip_memory,
+                on_finish=partial(self._record, c.num_players),
+            )
+            for c, s, rng in zip(configs, seeds, self.seat_rngs)
+        ]
         obs_space = gym.spaces.Box(-np.inf, np.inf, shape=(enc.OBS_SIZE,), dtype=np.float32)
         super().__init__(games_per_count * len(configs), obs_space, gym.spaces.Discrete(2))
         self._actions: np.ndarray | None = None
         self._masks = np.ones((self.num_envs, 2), dtype=bool)
-        self.opponent_decisions = 0
+
+    @property
+    def opponent_decisions(self) -> int:
+        """Opponent actions taken so far, every game of every table."""
+        return sum(t.opponent_decisions for t in self.tables)
 
     # ---------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
         for t in self.tables:
-            t.game.reset_games(np.ones(t.n, dtype=bool))
-            self._new_games(t, np.ones(t.n, dtype=bool))
-            self._play_opponents(t, np.zeros(t.n), np.zeros(t.n, dtype=bool), [{} for _ in range(t.n)])
+            t.reset()
         return self._observe()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -389,17 +398,23 @@ class SelfPlayVecEnv(VecEnv):
         rewards, dones, infos = [], [], []
         start = 0
         for t in self.tables:
-            r = np.zeros(t.n, dtype=np.float32)
-            d = np.zeros(t.n, dtype=bool)
-            info: list[dict] = [{} for _ in range(t.n)]
-            acts = self._actions[start : start + t.n]
-            start += t.n
-            ended = t.game.step(acts)  # every game is at the learner's turn here
-            t.acted[:] = True
-            t.length += 1
-            if ended.any():
-                self._finish(t, ended, r, d, info)
-            self._play_opponents(t, r, d, info)
+            fin = t.step(self._actions[start : start + t.num_games])  # every game is at the learner's turn
+            start += t.num_games
+            r = np.zeros(t.num_games, dtype=np.float32)
+            d = np.zeros(t.num_games, dtype=bool)
+            info: list[dict] = [{} for _ in range(t.num_games)]
+            if len(fin):
+                val, win, own = self._rewards(fin, t.num_players)
+                r[fin.rows] = val
+                d[fin.rows] = True
+                now = time.time()
+                for k, g in enumerate(fin.rows.tolist()):
+                    info[g] = {
+                        "episode": {"r": float(val[k]), "l": int(fin.turns[k]), "t": round(now - fin.started[k], 6)},
+                        "num_players": t.num_players,
+                        "win": float(win[k]),
+                        "penalty": int(own[k]),
+                    }
             rewards.append(r)
             dones.append(d)
             infos.extend(info)
@@ -455,101 +470,60 @@ class SelfPlayVecEnv(VecEnv):
         Returns:
             The slot's observation float32 (OBS_SIZE,) and mask bool (2,), once opponents have acted.
         """
+        offset = 0
         for t in self.tables:
-            if slot >= t.n:
-                slot -= t.n
+            if slot - offset >= t.num_games:
+                offset += t.num_games
                 continue
-            one = np.zeros(t.n, dtype=bool)
-            one[slot] = True
-            t.game.reset_games(one, deck=deck, removed_hidden=removed_hidden, first_seat=np.array([first_seat]))
-            self._new_games(t, one)
-            t.learner[slot] = learner_seat
+            one = np.zeros(t.num_games, dtype=bool)
+            one[slot - offset] = True
             if opponents is not None:
                 by_name = {m.name: i for i, m in self.pool.members.items()}
-                t.opp[slot] = [by_name[n] if s != learner_seat else -1 for s, n in enumerate(opponents)]
+                ids = np.array([[by_name[n] if s != learner_seat else -1 for s, n in enumerate(opponents)]])
             else:
-                t.opp[slot] = self.pool.draw((t.p,))
-            t.opp[slot, learner_seat] = -1
-            self._play_opponents(t, np.zeros(t.n), np.zeros(t.n, dtype=bool), [{} for _ in range(t.n)])
+                ids = self.pool.draw((1, t.num_players))
+            t.new_games(
+                one,
+                deck=deck,
+                removed_hidden=removed_hidden,
+                first_seat=np.array([first_seat]),
+                learner=np.array([learner_seat]),
+                opponents=ids,
+            )
+            t.advance()
             obs = self._observe()
-            return obs[self._offset(t) + slot], self._masks[self._offset(t) + slot]
+            return obs[slot], self._masks[slot]
         raise IndexError(f"slot: expected 0..{self.num_envs - 1}, got {slot}")
 
     # ---------------------------------------------------------------- internals
-    def _offset(self, table: _Table) -> int:
-        return sum(t.n for t in self.tables[: self.tables.index(table)])
-
     def _observe(self) -> np.ndarray:
-        obs, masks = [], []
-        for t in self.tables:
-            view = t.game.view()
-            obs.append(view.observation(self.chip_memory))
-            masks.append(view.action_mask())
+        obs, masks = zip(*(t.observe() for t in self.tables))
         self._masks = np.concatenate(masks).astype(bool)
         return np.concatenate(obs)
 
-    def _new_games(self, t: _Table, mask: np.ndarray) -> None:
-        idx = np.flatnonzero(mask)
-        t.learner[idx] = t.rng.integers(0, t.p, len(idx))
-        ids = self.pool.draw((len(idx), t.p))
-        ids[np.arange(len(idx)), t.learner[idx]] = -1
-        t.opp[idx] = ids
-        t.acted[idx] = False
-        t.length[idx] = 0
-        t.started[idx] = time.time()
+    def _member_policy(self, num_players: int, member_id: int) -> Policy:
+        return self.pool.members[member_id].policy(num_players)
+
+    def _seat(self, num_players: int, rng: np.random.Generator, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Learner seats drawn uniformly, every other seat's opponent drawn from the pool (and counted)."""
+        learner = rng.integers(0, num_players, len(idx))
+        ids = self.pool.draw((len(idx), num_players))
+        ids[np.arange(len(idx)), learner] = -1
         names = [self.pool.members[i].name for i in ids[ids >= 0].tolist()]
         self.pool.drawn.update("snapshots" if n.startswith("snap@") else n for n in names)
+        return learner, ids
 
-    def _finish(self, t: _Table, ended: np.ndarray, r: np.ndarray, d: np.ndarray, info: list[dict]) -> None:
-        """Pay the learner of each ended game its own final reward, then re-deal those games."""
-        pen = t.game.penalties()
-        rows = np.flatnonzero(ended & t.acted)
-        if len(rows):
-            own = pen[rows, t.learner[rows]]
-            if self.reward_kind == "win":
-                val = winner_shares(pen[rows])[np.arange(len(rows)), t.learner[rows]]
-            else:
-                others = (pen[rows].sum(axis=1) - own) / (t.p - 1)
-                val = (others - own) / PENALTY_SCALE
-            r[rows] = val
-            d[rows] = True
-            now = time.time()
-            win = winner_shares(pen[rows])[np.arange(len(rows)), t.learner[rows]]
-            self.pool.record(t.opp[rows].copy(), win, t.p)
-            for k, g in enumerate(rows.tolist()):
-                info[g] = {
-                    "episode": {"r": float(val[k]), "l": int(t.length[g]), "t": round(now - t.started[g], 6)},
-                    "num_players": t.p,
-                    "win": float(win[k]),
-                    "penalty": int(own[k]),
-                }
-        t.game.reset_games(ended)
-        self._new_games(t, ended)
+    def _record(self, num_players: int, fin: Finished) -> None:
+        """League statistics: every finished game, before its row's next opponents are drawn."""
+        win = winner_shares(fin.penalties)[np.arange(len(fin)), fin.learner]
+        self.pool.record(fin.opponents, win, num_players)
 
-    def _play_opponents(self, t: _Table, r: np.ndarray, d: np.ndarray, info: list[dict]) -> None:
-        """Step opponents of every game until the learner is to act in all of them."""
-        g = t.game
-        while True:
-            acting = ~g.done & (g.seat != t.learner)
-            if not acting.any():
-                return
-            idx = np.flatnonzero(acting)
-            ids = t.opp[idx, g.seat[idx]]
-            actions = np.ones(t.n, dtype=np.int64)
-            members = [self.pool.members[m] for m in np.unique(ids).tolist()]
-            if any(m.kind == "snapshot" for m in members):
-                # One view and one encoding per round, shared by every snapshot's forward pass.
-                view = g.view(idx)
-                obs, mask = view.observation(self.pool.chip_memory), view.action_mask()
-            for m in members:
-                here = ids == m.id
-                sel = idx[here]
-                pol = m.policy(t.p)
-                if m.kind == "snapshot":
-                    actions[sel] = pol.act_observation(obs[here], mask[here])
-                else:
-                    actions[sel] = pol.act_batch(g.view(sel))
-            self.opponent_decisions += len(idx)
-            ended = g.step(actions, which=acting)
-            if ended.any():
-                self._finish(t, ended, r, d, info)
+    def _rewards(self, fin: Finished, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(reward, win share, own penalty) of the learner in each finished game, float64/float64/int64 (k,)."""
+        rows = np.arange(len(fin))
+        own = fin.penalties[rows, fin.learner]
+        win = winner_shares(fin.penalties)[rows, fin.learner]
+        if self.reward_kind == "win":
+            return win, win, own
+        others = (fin.penalties.sum(axis=1) - own) / (num_players - 1)
+        return (others - own) / PENALTY_SCALE, win, own

@@ -1,0 +1,277 @@
+"""One learner seat per game over the batched engine: the core of the Gymnasium vector env and of self-play.
+
+A :class:`LearnerTable` holds one :class:`~nothanks_env.vector.VectorGame` of ``B`` games. In each game one
+seat is the *learner*, whose actions come from outside (a training loop), and every other seat holds an
+opponent, named by an int id that a resolver turns into a :class:`~nothanks_env.policy.Policy`. Between two
+learner decisions the table steps the opponents of every game until it is the learner's turn again, with
+one batched ``act_batch`` call per opponent policy per round, never one call per decision. So after
+:meth:`LearnerTable.reset` and after every :meth:`LearnerTable.step`, every game waits for its learner.
+
+When a game ends (on the learner's take or on an opponent's) the table records it in a :class:`Finished`
+(final penalties, seats, opponents, learner decisions, optionally the learner's final observation), calls
+the ``on_finish`` hook, and deals a new game in that row at once: a new deal from ``deal`` (or the
+engine's own RNG) and new seats from ``seat``. A game that ends before the learner's first decision
+(possible only against opponents that take everything) is dealt again without a record: the learner had
+no part in it.
+
+Who sits where, and how deals are drawn, is left to the two callbacks, so that the same table serves
+:class:`nothanks_env.gym_vector.NoThanksVectorEnv` (fixed opponents, one RNG per game) and
+``training.vec_env.SelfPlayVecEnv`` (opponents drawn from a league, one RNG per table).
+
+Units: one *learner step* is one learner decision in each selected game; one *opponent decision* is one
+opponent action in one game (:attr:`LearnerTable.opponent_decisions` counts them).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from nothanks_env.game import GameConfig
+from nothanks_env.policy import Policy
+from nothanks_env.vector import VectorGame
+
+Seating = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""``seat(idx) -> (learner, opponents)`` for new games in rows ``idx`` (int64 (m,)): the learner's seat, int64
+(m,), and an opponent id per seat, int64 (m, P) (the entry at the learner's seat is ignored)."""
+Dealing = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""``deal(idx) -> (deck, removed_hidden, first_seat)`` for rows ``idx``: int64 (m, deck_size) in play order,
+(m, num_removed), and (m,) starting seats."""
+MAX_UNPLAYED = 1000
+"""Consecutive games a row may deal without a learner decision before the table gives up (see step)."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    """Games that ended with the learner having acted in them, in the order they ended.
+
+    Attributes:
+        rows: int64 (k,), the table rows (games) that ended; each at most once per call.
+        learner: int64 (k,), the learner's seat in each.
+        penalties: int64 (k, P), every seat's final penalty (absolute seats), penalty points.
+        opponents: int64 (k, P), the opponent id of each seat, -1 at the learner's.
+        turns: int64 (k,), learner decisions in the game.
+        started: float64 (k,), ``time.time()`` when the game was dealt (seconds).
+        observation: float32 (k, OBS_SIZE), the learner's final observation, or None when the table was
+            built without ``final_observations``.
+    """
+
+    rows: np.ndarray
+    learner: np.ndarray
+    penalties: np.ndarray
+    opponents: np.ndarray
+    turns: np.ndarray
+    started: np.ndarray
+    observation: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @staticmethod
+    def concat(parts: Sequence[Finished], num_players: int) -> Finished:
+        """One record of several (an empty record when ``parts`` is empty)."""
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            empty = np.zeros(0, dtype=np.int64)
+            seats = np.zeros((0, num_players), dtype=np.int64)
+            return Finished(empty, empty, seats, seats, empty, np.zeros(0))
+        obs = None if parts[0].observation is None else np.concatenate([p.observation for p in parts])
+        fields = ("rows", "learner", "penalties", "opponents", "turns", "started")
+        return Finished(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields), observation=obs)
+
+
+class LearnerTable:
+    """``num_games`` games of one single-deal config, each with one learner seat; opponents act batched.
+
+    Args:
+        config: the rules (``num_deals`` must be 1: the batched engine plays single deals).
+        num_games: games ``B`` >= 1.
+        policy: resolves an opponent id to its policy. A policy that also offers ``act_observation(obs,
+            mask)`` and a ``chip_memory`` attribute (a trained network) gets the round's observations,
+            encoded once per round for all such policies, instead of a view.
+        seat: draws the seats of new games (see :data:`Seating`).
+        deal: draws the deals of new games (see :data:`Dealing`); default: the engine's RNG, seeded by
+            ``seed``.
+        seed: seeds the engine's RNG.
+        chip_memory: how :meth:`observe` and the final observations encode the learner's view.
+        final_observations: record the learner's final observation of each finished game.
+        on_finish: called with each :class:`Finished` record as games end, before their rows are dealt
+            again (so it sees the finish before the new seats are drawn).
+
+    Attributes:
+        game: the engine.
+        learner: int64 (B,), the learner's seat in each game.
+        opponents: int64 (B, P), the opponent id of each seat, -1 at the learner's.
+        turns: int64 (B,), learner decisions so far in each game.
+        started: float64 (B,), ``time.time()`` of each game's deal.
+        opponent_decisions: opponent actions taken so far, all games together.
+    """
+
+    def __init__(
+        self,
+        config: GameConfig,
+        num_games: int,
+        *,
+        policy: Callable[[int], Policy],
+        seat: Seating,
+        deal: Dealing | None = None,
+        seed: int | None = None,
+        chip_memory: bool = False,
+        final_observations: bool = False,
+        on_finish: Callable[[Finished], None] | None = None,
+    ) -> None:
+        self.game = VectorGame(config, num_games, seed=seed)
+        self.num_games = num_games
+        self.num_players = config.num_players
+        self.chip_memory = chip_memory
+        self.final_observations = final_observations
+        self.on_finish = on_finish
+        self._policy, self._seat, self._deal = policy, seat, deal
+        self.learner = np.zeros(num_games, dtype=np.int64)
+        self.opponents = np.full((num_games, self.num_players), -1, dtype=np.int64)
+        self.turns = np.zeros(num_games, dtype=np.int64)
+        self.started = np.zeros(num_games, dtype=np.float64)
+        self.opponent_decisions = 0
+        self._unplayed = np.zeros(num_games, dtype=np.int64)
+        self._found: list[Finished] = []
+
+    # ---------------------------------------------------------------- the learner's API
+    def reset(self) -> None:
+        """Deal every game afresh and play the opponents up to each learner's first decision."""
+        self.new_games(np.ones(self.num_games, dtype=bool))
+        self.advance()
+
+    def step(self, actions: np.ndarray, which: np.ndarray | None = None) -> Finished:
+        """The learner acts in every game (or in the games ``which`` selects); then the opponents play.
+
+        Args:
+            actions: int (B,), PASS (0) or TAKE (1) for each game's learner; unselected entries are ignored.
+            which: optional bool (B,); unselected games keep their state (they still wait for the learner).
+
+        Returns:
+            The games that ended during this call, whoever ended them; their rows already hold new games.
+
+        Raises:
+            IllegalActionError: for an action other than 0/1 or a PASS at 0 chips (from the engine).
+            RuntimeError: if a row deals :data:`MAX_UNPLAYED` games in a row that end before the learner's
+                first decision (opponents that take every card from a fixed starting seat).
+        """
+        sel = np.ones(self.num_games, dtype=bool) if which is None else np.asarray(which, dtype=bool)
+        self._found = []
+        ended = self.game.step(actions, which=sel)
+        self.turns[sel] += 1
+        self._unplayed[sel] = 0
+        if ended.any():
+            self._finish(ended)
+        return self.advance()
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        """The learner's observation and legal actions in every game (each is at the learner's turn).
+
+        Returns:
+            (obs, mask): float32 (B, OBS_SIZE) laid out as :data:`nothanks_env.encoding.LAYOUT` with
+            :attr:`chip_memory`, and int8 (B, 2), 1 = legal, [PASS, TAKE].
+        """
+        view = self.game.view()
+        return view.observation(self.chip_memory), view.action_mask()
+
+    # ---------------------------------------------------------------- lower level
+    def new_games(
+        self,
+        mask: np.ndarray,
+        *,
+        deck: np.ndarray | None = None,
+        removed_hidden: np.ndarray | None = None,
+        first_seat: np.ndarray | None = None,
+        learner: np.ndarray | None = None,
+        opponents: np.ndarray | None = None,
+    ) -> None:
+        """Deal and seat new games in the rows ``mask`` selects (bool (B,)); opponents do not act yet.
+
+        Fixed deals (``deck``, ``removed_hidden``, ``first_seat``: shapes as in :data:`Dealing`) and fixed
+        seats (``learner`` (m,) and ``opponents`` (m, P), both or neither) replace the callbacks' draws.
+        """
+        idx = np.flatnonzero(mask)
+        if len(idx) == 0:
+            return
+        if deck is None and self._deal is not None:
+            deck, removed_hidden, first_seat = self._deal(idx)
+        self.game.reset_games(mask, deck=deck, removed_hidden=removed_hidden, first_seat=first_seat)
+        if learner is None:
+            learner, opponents = self._seat(idx)
+        opponents = np.array(opponents, dtype=np.int64)
+        opponents[np.arange(len(idx)), learner] = -1
+        self.learner[idx] = learner
+        self.opponents[idx] = opponents
+        self.turns[idx] = 0
+        self.started[idx] = time.time()
+
+    def advance(self) -> Finished:
+        """Step the opponents of every game until each waits for its learner; deal again what ends.
+
+        Returns:
+            The games that ended (since the last :meth:`step` began, when called from it).
+        """
+        g = self.game
+        while True:
+            acting = ~g.done & (g.seat != self.learner)
+            if not acting.any():
+                break
+            idx = np.flatnonzero(acting)
+            ids = self.opponents[idx, g.seat[idx]]
+            view = g.view(idx)  # one view per round; each policy gets its games' part of it
+            mask = None
+            acts = np.empty(len(idx), dtype=np.int64)
+            order = np.argsort(ids, kind="stable")  # each policy's games, contiguous and in table order
+            cuts = np.flatnonzero(ids[order][1:] != ids[order][:-1]) + 1
+            for start, stop in zip([0, *cuts.tolist()], [*cuts.tolist(), len(idx)]):
+                pol = self._policy(int(ids[order[start]]))
+                rows = order[start:stop] if stop - start > 1 else slice(order[start], order[start] + 1)
+                act_observation = getattr(pol, "act_observation", None)
+                if act_observation is not None:  # encoded once per round for every such policy
+                    mask = view.action_mask() if mask is None else mask
+                    obs = view.observation(bool(getattr(pol, "chip_memory", False)))
+                    acts[rows] = act_observation(obs[rows], mask[rows])
+                else:
+                    acts[rows] = pol.act_batch(view.take(rows))
+            actions = np.ones(self.num_games, dtype=np.int64)
+            actions[idx] = acts
+            self.opponent_decisions += len(idx)
+            ended = g.step(actions, which=acting)
+            if ended.any():
+                self._finish(ended)
+        found, self._found = self._found, []
+        return Finished.concat(found, self.num_players)
+
+    def _finish(self, ended: np.ndarray) -> None:
+        rows = np.flatnonzero(ended & (self.turns > 0))
+        if len(rows):
+            fin = Finished(
+                rows=rows,
+                learner=self.learner[rows].copy(),
+                penalties=self.game.penalties()[rows],
+                opponents=self.opponents[rows].copy(),
+                turns=self.turns[rows].copy(),
+                started=self.started[rows].copy(),
+                observation=(
+                    self.game.final_view(rows, self.learner[rows]).observation(self.chip_memory)
+                    if self.final_observations
+                    else None
+                ),
+            )
+            self._found.append(fin)
+            if self.on_finish is not None:
+                self.on_finish(fin)
+        unplayed = ended & (self.turns == 0)
+        self._unplayed[unplayed] += 1
+        if (self._unplayed >= MAX_UNPLAYED).any():
+            row = int(np.flatnonzero(self._unplayed >= MAX_UNPLAYED)[0])
+            raise RuntimeError(
+                f"game {row}: expected the learner to act in some game, got {MAX_UNPLAYED} games in a row that "
+                "ended before its first decision (do opponents take every card from a fixed starting seat?)"
+            )
+        self.new_games(ended)

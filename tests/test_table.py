@@ -1,0 +1,49 @@
+"""The learner-seat core: every finished game reported once, to the hook before its row is dealt again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nothanks_env.baselines import AlwaysTakePolicy, NeverTakePolicy
+from nothanks_env.game import GameConfig
+from nothanks_env.table import Finished, LearnerTable
+
+
+def test_table_reports_each_finished_game_once_before_dealing_again():
+    cfg = GameConfig(num_players=3)
+    seen: list[tuple[Finished, np.ndarray]] = []
+    never = NeverTakePolicy()
+
+    def seat(idx):
+        return np.zeros(len(idx), dtype=np.int64), np.zeros((len(idx), 3), dtype=np.int64)
+
+    table = LearnerTable(
+        cfg, 8, policy=lambda _: never, seat=seat, seed=1, final_observations=True,
+        on_finish=lambda fin: seen.append((fin, table.game.done[fin.rows].copy())),
+    )  # fmt: skip
+    table.reset()
+    total = 0
+    for _ in range(60):
+        assert (table.game.seat == table.learner).all() and not table.game.done.any()
+        fin = table.step(np.ones(8, dtype=np.int64))  # the learner takes everything
+        assert len(set(fin.rows.tolist())) == len(fin)
+        total += len(fin)
+        for k in range(len(fin)):
+            assert fin.penalties[k, 0] == fin.penalties[k].max() and fin.turns[k] == 24
+            assert fin.opponents[k].tolist() == [-1, 0, 0]
+    assert total == sum(len(f) for f, _ in seen) == 16
+    assert all(done.all() for _, done in seen)  # the hook sees the finished game, not its successor
+    assert seen[0][0].observation.shape == (len(seen[0][0]), 389)
+
+
+def test_a_learner_that_never_gets_a_turn_is_an_error_not_a_hang(monkeypatch):
+    monkeypatch.setattr("nothanks_env.table.MAX_UNPLAYED", 5)
+    always = AlwaysTakePolicy()
+
+    def seat(idx):  # the learner sits after seat 0, which starts and takes every card
+        return np.ones(len(idx), dtype=np.int64), np.zeros((len(idx), 3), dtype=np.int64)
+
+    table = LearnerTable(GameConfig(num_players=3, starting_seat=0), 2, policy=lambda _: always, seat=seat)
+    with pytest.raises(RuntimeError, match="game 0: expected the learner to act in some game, got 5 games in a row"):
+        table.reset()
