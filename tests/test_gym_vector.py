@@ -1,0 +1,157 @@
+"""The Gymnasium vector env: equal to N single envs step by step (autoreset included), batching, arguments."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+from nothanks_env.game import PASS, TAKE, IllegalActionError, RuleError
+from nothanks_env.gym_env import ENV_ID, SingleAgentEnv
+from nothanks_env.gym_vector import NoThanksVectorEnv
+from nothanks_env.policy import Policy
+
+
+def assert_same(a, b, path: str = "infos") -> None:
+    """Equal values, dtypes and shapes, through dicts and object arrays."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), (path, sorted(a), sorted(b))
+        for k in a:
+            assert_same(a[k], b[k], f"{path}[{k!r}]")
+    elif isinstance(a, np.ndarray) and a.dtype == object:
+        assert b.dtype == object and a.shape == b.shape, path
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert (x is None and y is None) or np.array_equal(x, y), f"{path}[{i}]"
+    else:
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape, (path, a.dtype, b.dtype, a.shape, b.shape)
+        np.testing.assert_array_equal(a, b, err_msg=path)
+
+
+CASES = [
+    {"num_players": 3, "opponents": ["random", "heuristic"]},
+    {"num_players": 5, "opponents": ["stochastic", "heuristic", "random", "threshold"], "reward": "rank"},
+    {"num_players": 4, "opponents": "random", "chip_memory": True, "reward": "penalty"},
+    {"preset": "open_removed", "num_players": 4, "opponents": "utility", "learner_seat": 2},
+    {"num_players": 3, "opponents": ["always-take", "never-take"]},  # games that end before the learner acts
+]
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize("kwargs", CASES, ids=lambda k: "-".join(f"{v}" for v in k.values())[:40])
+def test_vector_env_equals_single_envs_step_by_step(kwargs, mode):
+    n = 6
+    vec = NoThanksVectorEnv(n, autoreset_mode=mode, **kwargs)
+    ref = SyncVectorEnv([lambda: SingleAgentEnv(**kwargs) for _ in range(n)], autoreset_mode=mode)
+    assert vec.metadata["autoreset_mode"] is mode
+    assert vec.single_observation_space == ref.single_observation_space
+    assert vec.observation_space == ref.observation_space and vec.action_space == ref.action_space
+    rng = np.random.default_rng(0)
+    ends = 0
+    for seed in (3, [7, 8, 9, 10, 11, 12]):
+        (obs_v, info_v), (obs_r, info_r) = vec.reset(seed=seed), ref.reset(seed=seed)
+        assert_same(obs_v, obs_r, "obs")
+        assert_same(info_v, info_r)
+        for step in range(150):
+            mask = info_r["action_mask"]
+            actions = np.where(mask[:, PASS] == 1, rng.integers(0, 2, n), TAKE).astype(np.int64)
+            out_v, out_r = vec.step(actions), ref.step(actions)
+            for name, a, b in zip(("obs", "rewards", "terminations", "truncations", "infos"), out_v, out_r):
+                assert_same(a, b, f"step {step}: {name}")
+            info_r = out_r[4]
+            ends += int(out_r[2].sum())
+            np.testing.assert_array_equal(vec.action_masks(), np.asarray(ref.call("action_masks")))
+    assert ends > 20
+
+
+def test_make_vec_builds_the_batched_env():
+    envs = gymnasium.make_vec(ENV_ID, num_envs=3, vectorization_mode="vector_entry_point", opponents="threshold")
+    assert isinstance(envs.unwrapped, NoThanksVectorEnv) and envs.num_envs == 3
+    assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    obs, infos = envs.reset(seed=0)
+    assert obs.shape == (3, 389) and obs.dtype == np.float32 and infos["action_mask"].dtype == np.int8
+    same = gymnasium.make_vec(ENV_ID, num_envs=3, vectorization_mode="sync", opponents="threshold")
+    assert_same(same.reset(seed=0)[0], obs, "obs")
+
+
+class Counting(Policy):
+    """Never-take, counting its calls and the decisions in them."""
+
+    name = "counting"
+
+    def __init__(self, stochastic: bool = False) -> None:
+        super().__init__()
+        self.stochastic = stochastic
+        self.calls, self.decisions = 0, 0
+
+    def act_batch(self, view):
+        self.calls += 1
+        self.decisions += len(view)
+        return np.where(view.own_chips > 0, PASS, TAKE)
+
+
+def test_deterministic_opponents_are_shared_and_batched_stochastic_ones_copied_per_sub_env():
+    shared, own = Counting(), Counting(stochastic=True)
+    vec = NoThanksVectorEnv(64, num_players=4, opponents=[shared, shared, own])
+    assert vec.policies[0] is shared and len(vec.policies) == 1 + 64
+    assert all(p is not own and isinstance(p, Counting) for p in vec.policies[1:])
+    assert (vec.slot_ids[:, 0] == vec.slot_ids[:, 1]).all() and len(set(vec.slot_ids[:, 2].tolist())) == 64
+    vec.reset(seed=0)
+    for _ in range(20):
+        vec.step(np.ones(64, dtype=np.int64))
+    copies = vec.policies[1:]
+    assert shared.decisions + sum(p.decisions for p in copies) == vec.opponent_decisions
+    assert shared.decisions / shared.calls > 16  # one call per round for all 64 sub-envs
+    assert all(p.calls == p.decisions for p in copies)  # one sub-env's game per call
+
+
+def test_shared_opponent_rng_batches_stochastic_opponents_and_stays_reproducible():
+    kwargs = {"num_players": 4, "opponents": ["random", "stochastic", "heuristic"], "opponent_rng": "shared"}
+    a, b = NoThanksVectorEnv(32, **kwargs), NoThanksVectorEnv(32, **kwargs)
+    assert len(a.policies) == 3 and (a.slot_ids == [0, 1, 2]).all()
+    single = SingleAgentEnv(num_players=4, opponents=["random", "stochastic", "heuristic"])
+    (obs_a, info_a), (obs_b, _) = a.reset(seed=5), b.reset(seed=5)
+    # deals and learner seats still follow each sub-env's own seed, as in a single env
+    for i in range(32):
+        single.reset(seed=5 + i)
+        assert single.learner == info_a["learner_seat"][i]
+        np.testing.assert_array_equal(a.table.game.deck[i], single.game.deals[0].deck)
+    np.testing.assert_array_equal(obs_a, obs_b)
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        acts = np.where(a.action_masks()[:, PASS], rng.integers(0, 2, 32), TAKE)
+        out_a, out_b = a.step(acts), b.step(acts)
+        for x, y in zip(out_a[:4], out_b[:4]):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_arguments_and_actions_are_checked():
+    with pytest.raises(RuleError, match=r"num_deals: expected 1 .* got 3"):
+        NoThanksVectorEnv(2, preset="match3")
+    with pytest.raises(RuleError, match="num_envs: expected an int >= 1, got 0"):
+        NoThanksVectorEnv(0)
+    with pytest.raises(RuleError, match=r"autoreset_mode: expected one of \['NextStep', 'SameStep'\], got 'Disabled'"):
+        NoThanksVectorEnv(2, autoreset_mode="Disabled")
+    with pytest.raises(RuleError, match=r"opponent_rng: expected one of \['per_env', 'shared'\], got 'global'"):
+        NoThanksVectorEnv(2, opponent_rng="global")
+    with pytest.raises(RuleError, match="render_mode: expected None"):
+        NoThanksVectorEnv(2, render_mode="ansi")
+    vec = NoThanksVectorEnv(2, opponents="never-take", starting_chips=0, learner_seat=0, starting_seat=0)
+    with pytest.raises(RuntimeError, match="reset"):
+        vec.step(np.ones(2, dtype=np.int64))
+    with pytest.raises(RuleError, match="options: expected None"):
+        vec.reset(options={"deals": []})
+    with pytest.raises(RuleError, match="seed: expected None, an int or a list of 2"):
+        vec.reset(seed=[1])
+    vec.reset(seed=0)
+    before = vec.table.game.pos.copy()
+    for bad, pattern in [
+        (np.ones(3, dtype=np.int64), r"actions: expected ints of shape \(2,\), got int64 of shape \(3,\)"),
+        (np.ones(2), r"actions: expected ints of shape \(2,\), got float64"),
+        (np.array([1, 2]), r"actions\[1\]: expected PASS \(0\) or TAKE \(1\), got"),
+        (np.array([1, 0]), r"actions\[1\]: expected TAKE \(1\) because seat 0 has 0 chips, got PASS"),
+    ]:
+        with pytest.raises(IllegalActionError, match=pattern):
+            vec.step(bad)
+    np.testing.assert_array_equal(vec.table.game.pos, before)
