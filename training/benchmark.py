@@ -3,12 +3,19 @@
     python -m training.benchmark env [--seconds S] [--players 3 5 7] [--clock wall|cpu]
     python -m training.benchmark eval [--games N] [--workers W] [--seed S]
     python -m training.benchmark selfplay [--steps N] [--naive-steps N] [--players P] [--snapshots K]
+    python -m training.benchmark gym [--seconds S] [--players 3 5 7] [--opponents SPEC] [--num-envs N]
 
 ``eval``: scripted-vs-scripted games per second through :func:`training.evaluate.evaluate` (three threshold
 bots, 3 players, batched games, ``--workers`` processes); see :func:`training.evaluate.bench_eval`.
 
 ``selfplay``: learner steps per second of the self-play fast path with snapshot opponents, next to a
 naive loop (one ``predict`` per decision) timed in the same run; see :mod:`training.bench_selfplay`.
+
+``gym``: the Gymnasium single-agent envs against ``--opponents`` (default ``random``, the cheapest policy, so
+that the env's own cost shows), next to the AEC env, one process: ``aec_env`` decisions/s as below;
+``single_env`` learner steps/s and decisions/s (learner and opponents) of ``gymnasium.make(...)``;
+``vector_env`` the same for ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` with
+``--num-envs`` sub-envs (SameStep autoreset, so every step is a decision). Learner actions are random legal.
 
 ``env``: decisions per second of uniformly random legal play, on one process (one core), at these levels:
 
@@ -169,6 +176,61 @@ ENV_LEVELS: list[tuple[str, Callable[[int, float, Clock], float]]] = [
 """(column name, function(num_players, seconds, clock) -> decisions or calls per second)."""
 
 
+def gym_rates(
+    num_players: int, seconds: float, clock: Clock = time.perf_counter, opponents: str = "random", num_envs: int = 256
+) -> dict[str, float]:
+    """Learner steps/s and decisions/s (learner + opponents) of the single and the vector Gymnasium env."""
+    import gymnasium
+
+    from nothanks_env.gym_env import ENV_ID
+
+    env = gymnasium.make(ENV_ID, num_players=num_players, opponents=opponents)
+    rng = random.Random(0)
+    _, info = env.reset(seed=0)
+    steps, start, base = 0, clock(), env.unwrapped.opponent_decisions
+    while clock() - start < seconds:
+        action = rng.getrandbits(1) if info["action_mask"][PASS] else TAKE
+        _, _, terminated, _, info = env.step(action)
+        steps += 1
+        if terminated:
+            _, info = env.reset()
+    elapsed = clock() - start
+    decisions = steps + env.unwrapped.opponent_decisions - base
+    out = {"single_steps": steps / elapsed, "single_decisions": decisions / elapsed}
+    envs = gymnasium.make_vec(
+        ENV_ID, num_envs, vectorization_mode="vector_entry_point", num_players=num_players, opponents=opponents,
+        autoreset_mode="SameStep",
+    )  # fmt: skip
+    nrng = np.random.default_rng(0)
+    _, infos = envs.reset(seed=0)
+    steps, start, base = 0, clock(), envs.unwrapped.opponent_decisions
+    while clock() - start < seconds:
+        can_pass = infos["action_mask"][:, PASS] == 1
+        _, _, _, _, infos = envs.step(np.where(can_pass & (nrng.random(num_envs) < 0.5), PASS, TAKE))
+        steps += num_envs
+    elapsed = clock() - start
+    out["vector_steps"] = steps / elapsed
+    out["vector_decisions"] = (steps + envs.unwrapped.opponent_decisions - base) / elapsed
+    return out
+
+
+def bench_gym(args: argparse.Namespace) -> None:
+    """Print the ``gym`` table: one row per player count; the AEC env, the single env and the vector env."""
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"Gymnasium envs against {args.opponents} opponents, random legal learner, {args.seconds:g} {args.clock} s "
+        f"per cell, vector env {args.num_envs} sub-envs, python {sys.version.split()[0]}, load average {load}"
+    )
+    names = ["aec_env", "single_steps", "single_decisions", "vector_steps", "vector_decisions"]
+    print(f"{'players':>7}  " + "  ".join(f"{name:>16}" for name in names))
+    for n in args.players:
+        rates = {"aec_env": aec_env_rate(n, args.seconds, clock)}
+        rates |= gym_rates(n, args.seconds, clock, args.opponents, args.num_envs)
+        print(f"{n:>7}  " + "  ".join(f"{rates[name]:>16,.0f}" for name in names), flush=True)
+    print("units: decisions/s (aec_env, *_decisions: every seat's), learner steps/s (*_steps)")
+
+
 def bench_env(args: argparse.Namespace) -> None:
     """Print the ``env`` table: one row per player count, one column per level of :data:`ENV_LEVELS`."""
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
@@ -195,6 +257,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
     p.set_defaults(func=bench_env)
+
+    p = subparsers.add_parser("gym", help="steps/s and decisions/s of the Gymnasium single and vector envs")
+    p.add_argument("--seconds", type=float, default=1.0, help="seconds of the chosen clock per env (default 1)")
+    p.add_argument("--players", type=int, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
+    p.add_argument("--opponents", default="random", help="policy spec of every opponent (default random)")
+    p.add_argument("--num-envs", type=int, default=256, help="sub-envs of the vector env (default 256)")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
+    p.set_defaults(func=bench_gym)
 
     p = subparsers.add_parser("eval", help="scripted-vs-scripted games/s of the evaluation harness")
     p.add_argument("--games", type=int, default=20000, help="games to play (default 20000)")
