@@ -4,6 +4,7 @@
     python -m training.benchmark eval [--games N] [--workers W] [--seed S]
     python -m training.benchmark selfplay [--steps N] [--naive-steps N] [--players P] [--snapshots K]
     python -m training.benchmark gym [--seconds S] [--players 3 5 7] [--opponents SPEC] [--num-envs N]
+                                     [--opponent-rng per_env|shared]
 
 ``eval``: scripted-vs-scripted games per second through :func:`training.evaluate.evaluate` (three threshold
 bots, 3 players, batched games, ``--workers`` processes); see :func:`training.evaluate.bench_eval`.
@@ -15,7 +16,8 @@ naive loop (one ``predict`` per decision) timed in the same run; see :mod:`train
 that the env's own cost shows), next to the AEC env, one process: ``aec_env`` decisions/s as below;
 ``single_env`` learner steps/s and decisions/s (learner and opponents) of ``gymnasium.make(...)``;
 ``vector_env`` the same for ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` with
-``--num-envs`` sub-envs (SameStep autoreset, so every step is a decision). Learner actions are random legal.
+``--num-envs`` sub-envs (SameStep autoreset, so every step is a decision; ``--opponent-rng`` as the env's
+``opponent_rng``: ``per_env`` calls a stochastic opponent once per sub-env). Learner actions are random legal.
 
 ``env``: decisions per second of uniformly random legal play, on one process (one core), at these levels:
 
@@ -177,7 +179,12 @@ ENV_LEVELS: list[tuple[str, Callable[[int, float, Clock], float]]] = [
 
 
 def gym_rates(
-    num_players: int, seconds: float, clock: Clock = time.perf_counter, opponents: str = "random", num_envs: int = 256
+    num_players: int,
+    seconds: float,
+    clock: Clock = time.perf_counter,
+    opponents: str = "random",
+    num_envs: int = 256,
+    opponent_rng: str = "per_env",
 ) -> dict[str, float]:
     """Learner steps/s and decisions/s (learner + opponents) of the single and the vector Gymnasium env."""
     import gymnasium
@@ -199,7 +206,7 @@ def gym_rates(
     out = {"single_steps": steps / elapsed, "single_decisions": decisions / elapsed}
     envs = gymnasium.make_vec(
         ENV_ID, num_envs, vectorization_mode="vector_entry_point", num_players=num_players, opponents=opponents,
-        autoreset_mode="SameStep",
+        autoreset_mode="SameStep", opponent_rng=opponent_rng,
     )  # fmt: skip
     nrng = np.random.default_rng(0)
     _, infos = envs.reset(seed=0)
@@ -220,13 +227,14 @@ def bench_gym(args: argparse.Namespace) -> None:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
         f"Gymnasium envs against {args.opponents} opponents, random legal learner, {args.seconds:g} {args.clock} s "
-        f"per cell, vector env {args.num_envs} sub-envs, python {sys.version.split()[0]}, load average {load}"
+        f"per cell, vector env {args.num_envs} sub-envs ({args.opponent_rng} opponent RNG), "
+        f"python {sys.version.split()[0]}, load average {load}"
     )
     names = ["aec_env", "single_steps", "single_decisions", "vector_steps", "vector_decisions"]
     print(f"{'players':>7}  " + "  ".join(f"{name:>16}" for name in names))
     for n in args.players:
         rates = {"aec_env": aec_env_rate(n, args.seconds, clock)}
-        rates |= gym_rates(n, args.seconds, clock, args.opponents, args.num_envs)
+        rates |= gym_rates(n, args.seconds, clock, args.opponents, args.num_envs, args.opponent_rng)
         print(f"{n:>7}  " + "  ".join(f"{rates[name]:>16,.0f}" for name in names), flush=True)
     print("units: decisions/s (aec_env, *_decisions: every seat's), learner steps/s (*_steps)")
 
@@ -263,6 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
     p.add_argument("--opponents", default="random", help="policy spec of every opponent (default random)")
     p.add_argument("--num-envs", type=int, default=256, help="sub-envs of the vector env (default 256)")
+    p.add_argument("--opponent-rng", choices=["per_env", "shared"], default="per_env", help="vector env option")
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
     p.set_defaults(func=bench_gym)
 
