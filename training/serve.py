@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seeds every game's seed, for a reproducible server (default: random)")
     p.add_argument("--max-games", type=int, default=None, help="live games at most; more are refused (default 64)")
     p.add_argument("--idle-minutes", type=float, default=30.0, help="a game idle this long expires (default 30)")
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
+                   help="uvicorn's log level; 'info' logs every request (default info)")  # fmt: skip
     p.add_argument("--records", type=Path, default=Path("games"),
                    help="saved records offered under 'Watch' (default games/, where training.play saves)")  # fmt: skip
     return p
@@ -103,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(e))
     app = create_app(catalog, store, records_dir=args.records)
     print(f"No Thanks! on http://{args.host}:{args.port}/  (API docs at /docs; Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 

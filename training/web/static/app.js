@@ -231,13 +231,14 @@ function renderGame() {
   $("game").dataset.over = String(view.over);
   $("game").dataset.move = String(view.move);
   $("final").hidden = !view.over;
+  $("offer").hidden = view.over;
   if (view.over) renderResults(view);
 }
 
 function renderResults(view) {
   const multi = view.num_deals > 1;
   const head = ["player"].concat(multi ? view.deal_penalties.map((_, d) => `deal ${d + 1}`) : [], ["penalty", "rank"]);
-  const rows = [el("tr", {}, ...head.map((h) => el("th", { text: h })))];
+  const rows = [el("tr", {}, ...head.map((h, i) => el("th", { text: h, class: i ? "num" : "" })))];
   for (const p of view.players) {
     const won = view.outcome.winners.includes(p.seat);
     const cells = [el("td", { text: seatName(view, p.seat) })];
