@@ -480,6 +480,32 @@ def test_agent_matches_return_a_replayable_record(catalog):
     assert_error(client.post("/api/matches", json={"policies": ["random"]}), 422, "policies: expected 3 policy specs")
 
 
+def test_agent_matches_are_limited_to_a_few_at_once(catalog):
+    client = TestClient(create_app(catalog, GameStore(), records_dir=None, max_matches=1))
+    body = {"policies": ["random", "random", "random"], "seed": 0}
+    client.app.state.match_slots.acquire()  # a match in progress
+    r = client.post("/api/matches", json=body)
+    assert_error(r, 503, "matches: expected fewer than 1 agent games running at once (the server's limit), got 1")
+    client.app.state.match_slots.release()
+    assert client.post("/api/matches", json=body).status_code == 200
+
+
+def test_a_three_deal_match_adds_the_deals_up(catalog):
+    client = make_client(catalog, seed=2)
+    created = client.post("/api/games", json={"preset": "match3", "opponents": ["heuristic", "threshold"]}).json()
+    view, deals_seen = created["view"], {created["view"]["deal"]}
+    while not view["over"]:
+        view = act(client, created["id"], "take" if view["take_cost"] < 8 else view["legal_actions"][0], view["move"])
+        view = view.json()["view"]
+        deals_seen.add(view["deal"])
+        assert len(view["deal_penalties"]) == (3 if view["over"] else view["deal"])
+    assert deals_seen == {0, 1, 2} and view["num_deals"] == 3
+    totals = [sum(d[i] for d in view["deal_penalties"]) for i in range(3)]
+    assert view["outcome"]["penalties"] == totals == [p["match_penalty"] for p in view["players"]]
+    record = GameRecord.from_dict(client.get(f"/api/games/{created['id']}/record").json())
+    assert len(record.deals) == 3 and list(replay(record).final_penalties()) == totals
+
+
 # ---------------------------------------------------------------------------------------------- page, docs, CLI
 
 

@@ -24,6 +24,7 @@ FastAPI runs in its worker threads, so a slow policy does not block other reques
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,8 @@ from training.web.views import ActionName, GameView, Move, full_view, move_of, s
 STATIC_DIR: Path = Path(__file__).resolve().parent / "static"
 DEFAULT_MAX_BODY_BYTES: int = 64 * 1024
 """Largest request body accepted (bytes): a record of a long 3-deal match is a few KB."""
+DEFAULT_MAX_MATCHES: int = 2
+"""Agent-vs-agent games computed at once; a whole game of search bots takes seconds of CPU."""
 
 
 class NewGame(BaseModel):
@@ -209,6 +212,7 @@ def create_app(
     *,
     records_dir: Path | None = Path("games"),
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_matches: int = DEFAULT_MAX_MATCHES,
 ) -> FastAPI:
     """Build the app.
 
@@ -218,9 +222,11 @@ def create_app(
         records_dir: folder of saved records offered by ``/api/records`` (``training.play`` saves to
             ``games/``); None offers none.
         max_body_bytes: largest request body accepted.
+        max_matches: agent-vs-agent games played at once; more are refused with 503.
 
     Returns:
-        The app; ``app.state.store`` and ``app.state.catalog`` hold the store and the catalog.
+        The app; ``app.state.store``, ``app.state.catalog`` and ``app.state.match_slots`` (a semaphore of
+        ``max_matches``) hold the store, the catalog and the running matches.
     """
     catalog = PolicyCatalog() if catalog is None else catalog
     store = GameStore() if store is None else store  # an empty store is falsy (len 0): no `or` here
@@ -231,6 +237,7 @@ def create_app(
     )
     app.state.store = store
     app.state.catalog = catalog
+    app.state.match_slots = match_slots = threading.BoundedSemaphore(max_matches)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
 
     @app.exception_handler(WebError)
@@ -362,7 +369,16 @@ def create_app(
         """Play a whole game between policies; returns its record, to step through with /api/replay."""
         config = _preset_config(body.preset, body.players)
         seed = body.seed if body.seed is not None else store.next_seed()
-        return JSONResponse(play_match(config, body.policies, catalog, seed=seed).to_dict())
+        if not match_slots.acquire(blocking=False):
+            raise WebError(
+                f"matches: expected fewer than {max_matches} agent games running at once (the server's limit), "
+                f"got {max_matches}; try again in a moment",
+                503,
+            )
+        try:
+            return JSONResponse(play_match(config, body.policies, catalog, seed=seed).to_dict())
+        finally:
+            match_slots.release()
 
     app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="page")
     return app

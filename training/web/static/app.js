@@ -36,7 +36,7 @@ function el(tag, attrs = {}, ...children) {
 }
 
 function options(select, items, selected) {
-  select.replaceChildren(...items.map(([value, label]) => el("option", { value, text: label })));
+  select.replaceChildren(...items.map(([value, label, title]) => el("option", { value, text: label, title: title || label })));
   if (selected !== undefined && items.some(([v]) => String(v) === String(selected))) select.value = selected;
 }
 
@@ -115,7 +115,7 @@ function statusLine(view) {
 function policyChoices(players) {
   return state.policies
     .filter((p) => p.num_players === null || p.num_players === players)
-    .map((p) => [p.spec, `${p.spec} — ${p.description}`]);
+    .map((p) => [p.spec, `${p.spec} (${p.kind})`, p.description]);
 }
 
 function presetPlayers(name) {
@@ -326,7 +326,7 @@ function renderWatch(data) {
   $("watch-status").textContent = statusLine(view) + last;
   $("watch-face-up").textContent = view.face_up_card === null ? "–" : String(view.face_up_card);
   $("watch-pot").textContent = String(view.pot);
-  $("watch-next").textContent = data.recorded_action ? `next in the record: player_${view.to_act} ${data.recorded_action}s` : "";
+  $("watch-next").textContent = data.recorded_action ? `next in the record: player_${view.to_act} ${data.recorded_action === "pass" ? "passes" : "takes"}` : "";
   $("watch-probs").textContent = data.probabilities
     ? `${$("watch-policy").value}: P(pass) ${data.probabilities[0].toFixed(2)}, P(take) ${data.probabilities[1].toFixed(2)} (${data.probability_source})`
     : "";
@@ -372,6 +372,7 @@ async function startMatch(event) {
   $("match-start").disabled = true;
   try {
     const record = await api("POST", "api/matches", body);
+    $("speed").value = $("match-speed").value;
     switchTab("watch");
     await loadRecord(record, true);
   } catch (err) {
