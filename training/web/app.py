@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, RuleError
+from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, RecordError, replay
 from training.replay import action_probabilities, game_at
@@ -137,9 +137,9 @@ class MatchRequest(BaseModel):
     seed: int | None = Field(None, ge=0, description="default drawn by the server")
 
 
-def _preset_config(preset: str, players: int | None, where: str = "preset"):
+def _preset_config(preset: str, players: int | None) -> GameConfig:
     if preset not in PRESETS:
-        raise WebError(f"{where}: expected one of {sorted(PRESETS)}, got {preset!r}", 422)
+        raise WebError(f"preset: expected one of {sorted(PRESETS)}, got {preset!r}", 422)
     try:
         return resolve_config(num_players=players, preset=preset)
     except RuleError as e:

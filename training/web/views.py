@@ -5,9 +5,9 @@ never holds the deck order, the cards removed face down, the seed, or chips the 
 view (:func:`full_view`) adds them; the server sends it only for records the browser already holds.
 
 Chips are shown by :data:`ChipsShown`: ``"hidden"`` (the published rule: opponents' chips are ``null``),
-``"visible"`` (the variant shows them) or ``"counted"`` (the "perfect memory" toggle: every chip movement is
-public, so the counts a careful player would keep, ``SeatView.tracked_chips``). Once the match is over every
-count is shown, as players count chips for the score.
+``"visible"`` (the variant shows them), ``"counted"`` (the "perfect memory" toggle: every chip movement is
+public, so the counts a careful player would keep, ``SeatView.tracked_chips``) or ``"all"`` (once the match
+is over, as players count chips for the score, and in the full view).
 
 Units: card values 3..35 (standard rules); chips; penalty points (lower is better). ``move`` counts the
 decisions taken so far in the match; a client sends it back with its action so that a stale move is refused.
