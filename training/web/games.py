@@ -33,8 +33,9 @@ from training.tui import HUMAN
 DEFAULT_MAX_GAMES: int = 64
 DEFAULT_IDLE_SECONDS: float = 30 * 60.0
 
-BASELINE_SPECS: tuple[str, ...] = ("random", "never-take", "threshold", "heuristic", "search")
-"""Baselines offered by default, weakest first (each at its default parameters)."""
+BASELINE_SPECS: tuple[str, ...] = tuple(name for name in BASELINES if name != "always-take")
+"""Baselines offered by default, each at its default parameters: every scripted baseline but ``always-take``
+(a rigged opponent for tests)."""
 
 
 class WebError(Exception):
