@@ -3,12 +3,16 @@
     python -m training.benchmark env [--seconds S] [--players 3 5 7] [--clock wall|cpu]
     python -m training.benchmark eval [--games N] [--workers W] [--seed S]
     python -m training.benchmark selfplay [--steps N] [--naive-steps N] [--players P] [--snapshots K]
+    python -m training.benchmark serve [--opponents SPEC ...] [--moves N] [--preset P] [--seed S]
 
 ``eval``: scripted-vs-scripted games per second through :func:`training.evaluate.evaluate` (three threshold
 bots, 3 players, batched games, ``--workers`` processes); see :func:`training.evaluate.bench_eval`.
 
 ``selfplay``: learner steps per second of the self-play fast path with snapshot opponents, next to a
 naive loop (one ``predict`` per decision) timed in the same run; see :mod:`training.bench_selfplay`.
+
+``serve``: latency of one move over HTTP against the web server (median and 90th percentile, ms); see
+:mod:`training.web.bench`. Needs the ``web`` extra.
 
 ``env``: decisions per second of uniformly random legal play, on one process (one core), at these levels:
 
@@ -211,6 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
     else:
         add_arguments(p)
         p.set_defaults(func=_bench_selfplay)
+
+    p = subparsers.add_parser("serve", help="latency of one move over HTTP against the web server")
+    from training.web.bench import add_arguments as add_serve_arguments  # numpy only; the web extra loads later
+
+    add_serve_arguments(p)
+    p.set_defaults(func=_bench_serve)
     return parser
 
 
@@ -224,6 +234,16 @@ def _bench_selfplay(args: argparse.Namespace) -> None:
     from training.bench_selfplay import bench_selfplay
 
     bench_selfplay(args)
+
+
+def _bench_serve(args: argparse.Namespace) -> None:
+    try:
+        import fastapi  # noqa: F401
+    except ImportError as exc:
+        sys.exit(f"benchmark serve needs the web extra (pip install -e '.[web]'): {exc}")
+    from training.web.bench import bench_serve
+
+    bench_serve(args)
 
 
 def main(argv: list[str] | None = None) -> None:
