@@ -202,6 +202,19 @@ def test_search_takes_nested_policy_specs():
         load_policy("search:rollout=ppo-3p", num_players=4)
 
 
+def test_composite_shipped_agents_resolve_to_their_spec():
+    from nothanks_env.baselines import SearchPolicy
+    from training.checkpoints import SHIPPED_SPECS
+
+    best = load_policy("best-3p", num_players=3, seed=0)
+    assert isinstance(best, SearchPolicy) and best.name == "best-3p"
+    assert load_policy(SHIPPED_SPECS["best-3p"]).rollout.name == best.rollout.name == "ppo-3p"
+    with pytest.raises(ValueError, match="the policy plays 3 players, expected 5"):
+        load_policy("best-3p", num_players=5)
+    with pytest.raises(ValueError, match=r"a shipped agent \(.*best-3p"):
+        load_policy("best-4p")
+
+
 def test_search_with_a_network_plays_legal_games():
     from training.evaluate import evaluate
 

@@ -49,6 +49,12 @@ SHIPPED: dict[str, Path] = {
 }
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories."""
 
+SHIPPED_SPECS: dict[str, str] = {
+    "best-3p": "search:iters=8,rollout=ppo-3p",
+}
+"""Short names of shipped agents that are compositions of other policies -> the policy spec they stand for
+(:func:`training.specs.load_policy` resolves them)."""
+
 
 class CheckpointError(ValueError):
     """A checkpoint that is incomplete, corrupted or made for another observation layout."""
