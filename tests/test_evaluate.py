@@ -244,3 +244,15 @@ def test_report_files_are_written_into_new_folders(tmp_path):
     assert data["games"] == 30
     rows = list(csv.DictReader(open(tmp_path / "c" / "eval.csv")))
     assert [r["name"] for r in rows] == ["never-take", "random"]
+
+
+def test_matchups_played_together_report_as_evaluate_alone(monkeypatch):
+    monkeypatch.setattr(ev, "CHUNK_DEALS", 8)  # several chunks per matchup
+    cand, t2, rnd = ThresholdPolicy(T=4), ThresholdPolicy(T=2), RandomPolicy()
+    kw = dict(num_players=3, games=60, seed=7)
+    plans = [ev.plan_matchup([cand], [t2], **kw), ev.plan_matchup([cand], [rnd, t2], **kw)]
+    played = ev.run_many(plans)
+    assert [len(p) for p, _ in played] == [60, 60] and all(s > 0 for _, s in played)
+    for plan, (penalties, seconds), opponents in zip(plans, played, ([t2], [rnd, t2])):
+        alone = ev.evaluate([cand], opponents, **kw)
+        assert plan.report(penalties, seconds).policies == alone.policies
