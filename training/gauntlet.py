@@ -10,7 +10,7 @@ pool (:func:`training.evaluate.run_many`), and the results do not depend on ``wo
 
 The standard set is declared once, here: :data:`STANDARD_OPPONENTS` (one spec per column, reused by
 anything that needs "the opponents people write", e.g. a league pool) and :data:`MIXED_TABLES`. Slow
-opponents have a cap on their games (:data:`GAMES_CAP`: the search bot plays about 7 games a second
+opponents have a cap on their games (:data:`GAMES_CAP`: the search bot plays a few games a second
 against two copies of itself); the output says which columns were capped, and ``--column-games`` changes
 a cap. The summary is the minimum and the mean of the win rate over the columns; parity is ``1 / P``.
 
