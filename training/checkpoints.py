@@ -54,7 +54,7 @@ SHIPPED: dict[str, Path] = {
 ``ppo-5p`` are one network trained on 4- and 5-player tables together)."""
 
 SHIPPED_SPECS: dict[str, str] = {
-    "best-3p": "search:iters=8,rollout=ppo-3p",
+    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p",
 }
 """Short names of shipped agents that are compositions of other policies -> the policy spec they stand for
 (:func:`training.specs.load_policy` resolves them)."""
