@@ -140,6 +140,23 @@ def test_cli_writes_outputs(tmp_path, capsys):
     assert "threshold:T=4" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--policy", "search:rollout=(nonsense", "--opponents", "heuristic"], "expected balanced parentheses"),
+        (["--policy", "nonsense", "--opponents", "heuristic"], "policy spec 'nonsense': expected a baseline"),
+        (["--players", "9", "--policy", "random", "--opponents", "random"], "num_players: expected an int in 3..7"),
+        (["--policy", "random", "--opponents", "random", "random", "random"], "lineup: expected >= 1 candidate"),
+    ],
+)
+def test_cli_bad_input_is_one_error_line_and_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        ev.main([*argv, "--games", "3", "--no-progress"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
 def test_bench_eval_reports_a_rate(capsys):
     class Args:
         games, workers, seed = 300, 1, 0

@@ -596,9 +596,14 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
             built[spec] = load_policy(spec, num_players=args.players)
         return built[spec]
 
-    candidates = [load_policy(s, num_players=args.players) for s in args.policy]
-    opponents = [opponent(s) for s in args.opponents]
-    config = GameConfig(num_players=args.players, opponent_chips=args.opponent_chips)
+    try:  # bad input: one error line and exit code 2, never a traceback
+        candidates = [load_policy(s, num_players=args.players) for s in args.policy]
+        opponents = [opponent(s) for s in args.opponents]
+        config = GameConfig(num_players=args.players, opponent_chips=args.opponent_chips)
+        plan_matchup(candidates, opponents, num_players=args.players, games=args.games, seed=args.seed, config=config)
+    except (ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
     report = evaluate(
         candidates,
         opponents,
