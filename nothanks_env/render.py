@@ -26,22 +26,31 @@ from collections.abc import Iterable
 from nothanks_env.game import Game, SeatView, card_points, mask_to_cards
 
 
+def card_runs(cards: Iterable[int]) -> list[tuple[int, int]]:
+    """Cards grouped into runs of consecutive values, as ``(lowest, highest)`` pairs in ascending order.
+
+    Only the lowest card of each run scores (see :func:`nothanks_env.game.card_points`).
+
+    >>> card_runs([27, 12, 21, 20, 22])
+    [(12, 12), (20, 22), (27, 27)]
+    """
+    cards = sorted(cards)
+    runs: list[tuple[int, int]] = []
+    for c in cards:
+        if runs and c == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], c)
+        else:
+            runs.append((c, c))
+    return runs
+
+
 def format_runs(cards: Iterable[int]) -> str:
     """Cards grouped into runs of consecutive values; ``-`` if none.
 
     >>> format_runs([27, 12, 21, 20, 22])
     '12 [20-22] 27'
     """
-    cards = sorted(cards)
-    parts: list[str] = []
-    i = 0
-    while i < len(cards):
-        j = i
-        while j + 1 < len(cards) and cards[j + 1] == cards[j] + 1:
-            j += 1
-        parts.append(str(cards[i]) if i == j else f"[{cards[i]}-{cards[j]}]")
-        i = j + 1
-    return " ".join(parts) or "-"
+    return " ".join(str(lo) if lo == hi else f"[{lo}-{hi}]" for lo, hi in card_runs(cards)) or "-"
 
 
 def render_table(view: SeatView | None, game: Game, full: bool = False) -> str:

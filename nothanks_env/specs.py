@@ -14,7 +14,9 @@ spec                           meaning
 ``PATH``                       a checkpoint file or directory that exists on disk
 ``module:attr``                a user policy: ``attr`` of importable ``module`` is a :class:`Policy`
                                subclass or instance, or a zero-argument factory returning a policy
-``SHORT``                      a shipped checkpoint (``training.checkpoints.SHIPPED``)
+``SHORT``                      a shipped checkpoint (``training.checkpoints.SHIPPED``) or a shipped
+                               composite agent, itself a spec (``training.checkpoints.SHIPPED_SPECS``,
+                               e.g. ``best-3p``: search with the network as rollout policy)
 =============================  ===========================================================================
 
 Checkpoints load through ``training.checkpoints.load_checkpoint_policy``, imported only when a spec names
@@ -176,13 +178,18 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
         policy = _user_policy(spec)
     else:
         shipped = getattr(_checkpoints(spec), "SHIPPED", {})
-        if spec not in shipped:
+        composite = getattr(_checkpoints(spec), "SHIPPED_SPECS", {})
+        if spec in composite:
+            policy = load_policy(composite[spec], num_players=num_players, seed=seed)
+            policy.name = spec  # tables say the short name; SHIPPED_SPECS says what it is
+        elif spec not in shipped:
             raise ValueError(
                 f"policy spec {spec!r}: expected a baseline ({', '.join(BASELINES)}) optionally with "
-                f"':key=value,...', a shipped checkpoint ({', '.join(shipped) or 'none shipped'}), "
+                f"':key=value,...', a shipped agent ({', '.join([*shipped, *composite]) or 'none shipped'}), "
                 "an existing checkpoint path, or module:attr"
             )
-        policy = _checkpoints(spec).load_checkpoint_policy(spec)  # the short name labels the policy
+        else:
+            policy = _checkpoints(spec).load_checkpoint_policy(spec)  # the short name labels the policy
     if seed is not None and callable(getattr(policy, "seed", None)):
         policy.seed(seed)
     want = getattr(policy, "num_players", None)

@@ -192,6 +192,26 @@ def test_search_takes_when_forced_and_plays_obvious_endgames():
     assert act(s, make_view(23, 6, [[22], [20], [26]], [9, 9, 9], **last)) == PASS
 
 
+class SurePass(NeverTakePolicy):
+    """A rollout policy that reports its probabilities: P(pass) = ``p`` wherever passing is legal."""
+
+    def __init__(self, p: float) -> None:
+        super().__init__()
+        self.p, self.chip_memory = p, True
+
+    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.where(mask[:, :1], np.array([[self.p, 1 - self.p]]), np.array([[0.0, 1.0]]))
+
+
+def test_search_skips_decisions_its_rollout_policy_is_sure_of():
+    # Last card 23 extends our 22 with 6 chips on it and seat 1 would take it: searching takes it.
+    view = make_view(23, 6, [[22], [24], [21]], [9, 9, 9], cards_in_deck=0, unseen=list(range(3, 12)))
+    assert act(SearchPolicy(iters=8, seed=0, rollout=SurePass(0.95)), view) == TAKE  # confident=1: searched
+    assert act(SearchPolicy(iters=8, seed=0, confident=0.9, rollout=SurePass(0.95)), view) == PASS  # skipped
+    assert act(SearchPolicy(iters=8, seed=0, confident=0.9, rollout=SurePass(0.6)), view) == TAKE  # unsure
+    assert SearchPolicy(confident=0.9).name == "search:confident=0.9"
+
+
 def _states(n_games: int, seed: int):
     """Mid-game (game, history) pairs from heuristic self-play, with the deal each game used."""
     rng = random.Random(seed)

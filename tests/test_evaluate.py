@@ -140,6 +140,23 @@ def test_cli_writes_outputs(tmp_path, capsys):
     assert "threshold:T=4" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--policy", "search:rollout=(nonsense", "--opponents", "heuristic"], "expected balanced parentheses"),
+        (["--policy", "nonsense", "--opponents", "heuristic"], "policy spec 'nonsense': expected a baseline"),
+        (["--players", "9", "--policy", "random", "--opponents", "random"], "num_players: expected an int in 3..7"),
+        (["--policy", "random", "--opponents", "random", "random", "random"], "lineup: expected >= 1 candidate"),
+    ],
+)
+def test_cli_bad_input_is_one_error_line_and_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        ev.main([*argv, "--games", "3", "--no-progress"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
 def test_bench_eval_reports_a_rate(capsys):
     class Args:
         games, workers, seed = 300, 1, 0
@@ -202,6 +219,19 @@ def test_search_takes_nested_policy_specs():
         load_policy("search:rollout=ppo-3p", num_players=4)
 
 
+def test_composite_shipped_agents_resolve_to_their_spec():
+    from nothanks_env.baselines import SearchPolicy
+    from training.checkpoints import SHIPPED_SPECS
+
+    best = load_policy("best-3p", num_players=3, seed=0)
+    assert isinstance(best, SearchPolicy) and best.name == "best-3p"
+    assert load_policy(SHIPPED_SPECS["best-3p"]).rollout.name == best.rollout.name == "ppo-3p"
+    with pytest.raises(ValueError, match="the policy plays 3 players, expected 5"):
+        load_policy("best-3p", num_players=5)
+    with pytest.raises(ValueError, match=r"a shipped agent \(.*best-3p"):
+        load_policy("best-4p")
+
+
 def test_search_with_a_network_plays_legal_games():
     from training.evaluate import evaluate
 
@@ -231,3 +261,15 @@ def test_report_files_are_written_into_new_folders(tmp_path):
     assert data["games"] == 30
     rows = list(csv.DictReader(open(tmp_path / "c" / "eval.csv")))
     assert [r["name"] for r in rows] == ["never-take", "random"]
+
+
+def test_matchups_played_together_report_as_evaluate_alone(monkeypatch):
+    monkeypatch.setattr(ev, "CHUNK_DEALS", 8)  # several chunks per matchup
+    cand, t2, rnd = ThresholdPolicy(T=4), ThresholdPolicy(T=2), RandomPolicy()
+    kw = dict(num_players=3, games=60, seed=7)
+    plans = [ev.plan_matchup([cand], [t2], **kw), ev.plan_matchup([cand], [rnd, t2], **kw)]
+    played = ev.run_many(plans)
+    assert [len(p) for p, _ in played] == [60, 60] and all(s > 0 for _, s in played)
+    for plan, (penalties, seconds), opponents in zip(plans, played, ([t2], [rnd, t2])):
+        alone = ev.evaluate([cand], opponents, **kw)
+        assert plan.report(penalties, seconds).policies == alone.policies

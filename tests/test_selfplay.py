@@ -155,6 +155,8 @@ def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_a_misfit(smoke
     err = capsys.readouterr().err
     assert "error: run.init_from 'ppo-3p': expected actor layer shapes [(32, " in err and "got [(128, " in err
     assert not (tmp_path / "runs").exists()  # refused before any run folder was made
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-4p"]) == 2
+    assert "run.init_from 'ppo-4p': trained for [4, 5] players, expected one that covers" in capsys.readouterr().err
     assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=nowhere"]) == 2
     assert "run.init_from: expected a checkpoint path or shipped name, got 'nowhere'" in capsys.readouterr().err
 

@@ -3,6 +3,7 @@
     python -m training.benchmark env [--seconds S] [--players 3 5 7] [--clock wall|cpu]
     python -m training.benchmark eval [--games N] [--workers W] [--seed S]
     python -m training.benchmark selfplay [--steps N] [--naive-steps N] [--players P] [--snapshots K]
+    python -m training.benchmark serve [--opponents SPEC ...] [--moves N] [--preset P] [--seed S]
     python -m training.benchmark gym [--seconds S] [--players 3 5 7] [--opponents SPEC] [--num-envs N]
                                      [--opponent-rng per_env|shared]
 
@@ -18,6 +19,9 @@ that the env's own cost shows), next to the AEC env, one process: ``aec_env`` de
 ``vector_env`` the same for ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` with
 ``--num-envs`` sub-envs (SameStep autoreset, so every step is a decision; ``--opponent-rng`` as the env's
 ``opponent_rng``: ``per_env`` calls a stochastic opponent once per sub-env). Learner actions are random legal.
+
+``serve``: latency of one move over HTTP against the web server (median and 90th percentile, ms); see
+:mod:`training.web.bench`. Needs the ``web`` extra.
 
 ``env``: decisions per second of uniformly random legal play, on one process (one core), at these levels:
 
@@ -290,6 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
     else:
         add_arguments(p)
         p.set_defaults(func=_bench_selfplay)
+
+    p = subparsers.add_parser("serve", help="latency of one move over HTTP against the web server")
+    from training.web.bench import add_arguments as add_serve_arguments  # numpy only; the web extra loads later
+
+    add_serve_arguments(p)
+    p.set_defaults(func=_bench_serve)
     return parser
 
 
@@ -303,6 +313,16 @@ def _bench_selfplay(args: argparse.Namespace) -> None:
     from training.bench_selfplay import bench_selfplay
 
     bench_selfplay(args)
+
+
+def _bench_serve(args: argparse.Namespace) -> None:
+    try:
+        import fastapi  # noqa: F401
+    except ImportError as exc:
+        sys.exit(f"benchmark serve needs the web extra (pip install -e '.[web]'): {exc}")
+    from training.web.bench import bench_serve
+
+    bench_serve(args)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -45,9 +45,19 @@ FORMAT_VERSION = 1
 
 SHIPPED: dict[str, Path] = {
     "ppo-3p": CHECKPOINT_DIR / "ppo-3p",
+    "ppo-3p-v1": CHECKPOINT_DIR / "ppo-3p-v1",
+    "ppo-4p": CHECKPOINT_DIR / "ppo-45",
+    "ppo-5p": CHECKPOINT_DIR / "ppo-45",
     "ppo-mixed": CHECKPOINT_DIR / "ppo-mixed",
 }
-"""Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories."""
+"""Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories (``ppo-4p`` and
+``ppo-5p`` are one network trained on 4- and 5-player tables together)."""
+
+SHIPPED_SPECS: dict[str, str] = {
+    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p",
+}
+"""Short names of shipped agents that are compositions of other policies -> the policy spec they stand for
+(:func:`training.specs.load_policy` resolves them)."""
 
 
 class CheckpointError(ValueError):

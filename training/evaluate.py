@@ -21,6 +21,9 @@ Method:
   processes (forked, or spawned when torch is loaded); policies are pickled to them (baselines are; a
   policy holding unpicklable state must implement ``__getstate__``). Policies are ``reset()`` once per
   chunk, not per game: a policy that keeps per-game state must key it by game itself.
+- **Many evaluations at once**: :func:`plan_matchup` deals and seats one evaluation without playing it,
+  :func:`run_many` plays several in one process pool, and :meth:`Matchup.report` gives each one's
+  report, equal to :func:`evaluate`'s (``training.gauntlet`` plays its columns this way).
 
 Example (the self-play use: one learner against two heuristic bots):
 
@@ -118,15 +121,49 @@ def _play_chunk(policies, config, seed, chunk, deck, removed, seating) -> np.nda
     return play_games(policies, config, deck, removed, seating)
 
 
+@dataclass
+class GamesJob:
+    """Games to play with one set of policies: the unit :func:`run_many` schedules.
+
+    Attributes:
+        policies: the distinct policies taking part; ``seating`` indexes into this list.
+        config: rule variant (``num_deals`` must be 1).
+        deck, removed: int (G, deck_size) and (G, num_removed), each game's deal; the ``P`` rotations of
+            a deal are adjacent.
+        seating: int (G, P), index into ``policies`` of the policy at each seat (seat 0 acts first).
+        seed: chunk ``i`` of the job reseeds every policy from ``(seed, i)``.
+    """
+
+    policies: list[Policy]
+    config: GameConfig
+    deck: np.ndarray
+    removed: np.ndarray
+    seating: np.ndarray
+    seed: int
+
+    def chunks(self) -> list[slice]:
+        """Slices of ``CHUNK_DEALS * P`` games: chunk ``i`` is reseeded from ``(seed, i)`` wherever it runs."""
+        g, p = self.seating.shape
+        size = CHUNK_DEALS * p
+        return [slice(s, min(s + size, g)) for s in range(0, g, size)]
+
+
 _WORKER: dict = {}
 
 
-def _init_worker(policies, config) -> None:
-    _WORKER.update(policies=policies, config=config)
+def _init_worker(setups) -> None:
+    _WORKER["setups"] = setups
 
 
-def _worker_chunk(seed, chunk, deck, removed, seating) -> np.ndarray:
-    return _play_chunk(_WORKER["policies"], _WORKER["config"], seed, chunk, deck, removed, seating)
+def _timed_chunk(policies, config, seed, chunk, deck, removed, seating) -> tuple[np.ndarray, float]:
+    start = time.perf_counter()
+    out = _play_chunk(policies, config, seed, chunk, deck, removed, seating)
+    return out, time.perf_counter() - start
+
+
+def _worker_chunk(job, seed, chunk, deck, removed, seating) -> tuple[np.ndarray, float]:
+    policies, config = _WORKER["setups"][job]
+    return _timed_chunk(policies, config, seed, chunk, deck, removed, seating)
 
 
 def _start_method() -> str:
@@ -135,6 +172,56 @@ def _start_method() -> str:
     if "torch" in sys.modules or "fork" not in multiprocessing.get_all_start_methods():
         return "spawn"
     return "fork"
+
+
+def run_many(
+    jobs: Sequence[GamesJob], *, workers: int = 1, progress: bool = False, desc: str = "games"
+) -> list[tuple[np.ndarray, float]]:
+    """Play several jobs' games in chunks, inline or in one pool of ``workers`` processes.
+
+    Chunks of all jobs share the pool (submitted in job order, so put slow jobs first to balance the
+    load). A job's results do not depend on ``workers`` nor on the other jobs: each chunk reseeds its
+    job's policies from ``(job.seed, chunk index)``. Policies are pickled to the workers once; an object
+    used by several jobs stays one object there.
+
+    Returns:
+        Per job: int64 (G, P) penalties, as :func:`play_games`, and the seconds its chunks took (summed
+        over chunks, so with several workers it can exceed the wall-clock time).
+    """
+    tasks = [(j, i, sl) for j, job in enumerate(jobs) for i, sl in enumerate(job.chunks())]
+    out = [np.zeros(job.seating.shape, dtype=np.int64) for job in jobs]
+    seconds = [0.0] * len(jobs)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=sum(len(job.seating) for job in jobs), desc=desc, unit="game")
+
+    def store(j: int, sl: slice, result: tuple[np.ndarray, float]) -> None:
+        out[j][sl], dt = result
+        seconds[j] += dt
+        if bar:
+            bar.update(sl.stop - sl.start)
+
+    if workers <= 1 or len(tasks) == 1:
+        for j, i, sl in tasks:
+            job = jobs[j]
+            store(j, sl, _timed_chunk(job.policies, job.config, job.seed, i, job.deck[sl], job.removed[sl],
+                                      job.seating[sl]))  # fmt: skip
+    else:
+        ctx = multiprocessing.get_context(_start_method())
+        setups = [(job.policies, job.config) for job in jobs]
+        with cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(setups,)) as ex:
+            futures = {
+                ex.submit(_worker_chunk, j, jobs[j].seed, i, jobs[j].deck[sl], jobs[j].removed[sl],
+                          jobs[j].seating[sl]): (j, sl)
+                for j, i, sl in tasks
+            }  # fmt: skip
+            for fut in cf.as_completed(futures):
+                store(*futures[fut], fut.result())
+    if bar:
+        bar.close()
+    return list(zip(out, seconds))
 
 
 def run_games(
@@ -154,34 +241,8 @@ def run_games(
     Games must be grouped by deal (the ``P`` rotations of a deal adjacent); chunk ``i`` reseeds every
     policy from ``(seed, i)``. Returns int64 (G, P) penalties, as :func:`play_games`.
     """
-    g, p = seating.shape
-    size = CHUNK_DEALS * p
-    bounds = [(i, slice(s, min(s + size, g))) for i, s in enumerate(range(0, g, size))]
-    out = np.zeros((g, p), dtype=np.int64)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=g, desc=desc, unit="game")
-    if workers <= 1 or len(bounds) == 1:
-        for i, sl in bounds:
-            out[sl] = _play_chunk(policies, config, seed, i, deck[sl], removed[sl], seating[sl])
-            if bar:
-                bar.update(sl.stop - sl.start)
-    else:
-        ctx = multiprocessing.get_context(_start_method())
-        with cf.ProcessPoolExecutor(
-            workers, mp_context=ctx, initializer=_init_worker, initargs=(policies, config)
-        ) as ex:
-            futures = {ex.submit(_worker_chunk, seed, i, deck[sl], removed[sl], seating[sl]): sl for i, sl in bounds}
-            for fut in cf.as_completed(futures):
-                sl = futures[fut]
-                out[sl] = fut.result()
-                if bar:
-                    bar.update(sl.stop - sl.start)
-    if bar:
-        bar.close()
-    return out
+    job = GamesJob(list(policies), config, deck, removed, seating, seed)
+    return run_many([job], workers=workers, progress=progress, desc=desc)[0][0]
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -377,7 +438,30 @@ def stats_table(rows: Sequence[PolicyStats], num_players: int, title: str):
 
 
 # ----------------------------------------------------------------------------- evaluate
-def evaluate(
+@dataclass
+class Matchup(GamesJob):
+    """The games :func:`evaluate` plays: a :class:`GamesJob` plus what its report needs.
+
+    Attributes:
+        roles: per policy, ``"candidate"`` or ``"opponent"``.
+        deal: int (G,), deal id of each game (its ``P`` rotations share it).
+        num_players: table size.
+    """
+
+    roles: list[str] = field(default_factory=list)
+    deal: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    num_players: int = 0
+
+    def report(self, penalties: np.ndarray, seconds: float) -> EvalReport:
+        """The :class:`EvalReport` of this matchup's finished games (``penalties``: int (G, P))."""
+        cfg = asdict(self.config) | {"removed_face_up": list(self.config.removed_face_up)}
+        deals = int(self.deal.max()) + 1 if len(self.deal) else 0
+        report = EvalReport(self.num_players, len(self.seating), deals, self.seed, cfg, seconds)
+        report.policies = summarize(unique_names(self.policies), self.roles, penalties, self.seating, self.deal)
+        return report
+
+
+def plan_matchup(
     candidates: Sequence[Policy],
     opponents: Sequence[Policy],
     *,
@@ -385,27 +469,11 @@ def evaluate(
     games: int,
     seed: int,
     config: GameConfig | None = None,
-    workers: int = 1,
-    progress: bool = False,
-) -> EvalReport:
-    """Play candidates against opponents with rotated seats and duplicate deals (see module docstring).
+) -> Matchup:
+    """Deal and seat the games of :func:`evaluate` without playing them (same arguments and errors).
 
-    Args:
-        candidates: policies under test (usually one).
-        opponents: ``num_players - len(candidates)`` policies filling the other seats, or a single one
-            that fills them all. Pass one object twice to treat both seats as one policy.
-        num_players: table size; must match ``config.num_players`` when a config is given.
-        games: games to play, rounded up to a multiple of ``num_players``.
-        seed: fixes every deal and every policy's RNG.
-        config: rule variant (default: standard rules for ``num_players``); ``num_deals`` must be 1.
-        workers: processes to run in (1 = this process).
-        progress: show a progress bar.
-
-    Returns:
-        :class:`EvalReport`; e.g. ``report.win_rate[agent.name]``.
-
-    Raises:
-        ValueError: for a lineup that does not fill the table, a config mismatch, or ``games < 1``.
+    Several matchups can then be played together in one process pool with :func:`run_many`; each one's
+    :meth:`Matchup.report` equals what :func:`evaluate` returns for the same arguments (bar ``seconds``).
     """
     config = config or GameConfig(num_players=num_players)
     if config.num_players != num_players:
@@ -436,16 +504,45 @@ def evaluate(
     seats = np.arange(num_players)
     seating = slot_policy[(seats[None, :] - rot[:, None]) % num_players]  # slot i sits at seat (i + r) % P
     deal = np.repeat(np.arange(deals), num_players)
+    return Matchup(distinct, config, deck[deal], removed[deal], seating, seed, roles, deal, num_players)
 
+
+def evaluate(
+    candidates: Sequence[Policy],
+    opponents: Sequence[Policy],
+    *,
+    num_players: int,
+    games: int,
+    seed: int,
+    config: GameConfig | None = None,
+    workers: int = 1,
+    progress: bool = False,
+) -> EvalReport:
+    """Play candidates against opponents with rotated seats and duplicate deals (see module docstring).
+
+    Args:
+        candidates: policies under test (usually one).
+        opponents: ``num_players - len(candidates)`` policies filling the other seats, or a single one
+            that fills them all. Pass one object twice to treat both seats as one policy.
+        num_players: table size; must match ``config.num_players`` when a config is given.
+        games: games to play, rounded up to a multiple of ``num_players``.
+        seed: fixes every deal and every policy's RNG.
+        config: rule variant (default: standard rules for ``num_players``); ``num_deals`` must be 1.
+        workers: processes to run in (1 = this process).
+        progress: show a progress bar.
+
+    Returns:
+        :class:`EvalReport`; e.g. ``report.win_rate[agent.name]``.
+
+    Raises:
+        ValueError: for a lineup that does not fill the table, a config mismatch, or ``games < 1``.
+    """
+    m = plan_matchup(candidates, opponents, num_players=num_players, games=games, seed=seed, config=config)
     start = time.perf_counter()
     penalties = run_games(
-        distinct, config, deck[deal], removed[deal], seating, seed=seed, workers=workers, progress=progress
+        m.policies, m.config, m.deck, m.removed, m.seating, seed=seed, workers=workers, progress=progress
     )
-    seconds = time.perf_counter() - start
-    cfg = asdict(config) | {"removed_face_up": list(config.removed_face_up)}
-    report = EvalReport(num_players, len(seating), deals, seed, cfg, seconds)
-    report.policies = summarize(unique_names(distinct), roles, penalties, seating, deal)
-    return report
+    return m.report(penalties, time.perf_counter() - start)
 
 
 # ----------------------------------------------------------------------------- benchmark and CLI
@@ -499,9 +596,14 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
             built[spec] = load_policy(spec, num_players=args.players)
         return built[spec]
 
-    candidates = [load_policy(s, num_players=args.players) for s in args.policy]
-    opponents = [opponent(s) for s in args.opponents]
-    config = GameConfig(num_players=args.players, opponent_chips=args.opponent_chips)
+    try:  # bad input: one error line and exit code 2, never a traceback
+        candidates = [load_policy(s, num_players=args.players) for s in args.policy]
+        opponents = [opponent(s) for s in args.opponents]
+        config = GameConfig(num_players=args.players, opponent_chips=args.opponent_chips)
+        plan_matchup(candidates, opponents, num_players=args.players, games=args.games, seed=args.seed, config=config)
+    except (ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
     report = evaluate(
         candidates,
         opponents,

@@ -239,6 +239,14 @@ def _save(record: GameRecord, path: Path | None, display: Display) -> Path | Non
     return path
 
 
+def default_seat(seed: int, num_players: int) -> int:
+    """The human's seat when none is chosen: drawn from the game's seed, 0..num_players-1.
+
+    Its own stream (``"{seed}:seat"``), so the seat does not shift the deals or the opponents' seeds.
+    """
+    return random.Random(f"{seed}:seat").randrange(num_players)
+
+
 def default_record_path(preset: str, seed: int, when: datetime) -> Path:
     """``games/nothanks__{preset}__{seed}__{YYYYmmdd-HHMMSS}.json`` (relative to the working directory)."""
     return RECORD_DIR / f"nothanks__{preset}__{seed}__{when:%Y%m%d-%H%M%S}.json"
@@ -285,7 +293,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     if len(specs) != num_players - 1:
         parser.error(f"--opponents: expected {num_players - 1} specs for {num_players} players, got {len(specs)}")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    seat = args.seat if args.seat is not None else random.Random(f"{seed}:seat").randrange(num_players)
+    seat = args.seat if args.seat is not None else default_seat(seed, num_players)
     if not 0 <= seat < num_players:
         parser.error(f"--seat: expected 0..{num_players - 1}, got {seat}")
     others = [i for i in range(num_players) if i != seat]

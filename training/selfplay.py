@@ -217,8 +217,8 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
     """The actor weights ``cfg.run.init_from`` names (None without it), checked against ``cfg``.
 
     Raises:
-        ConfigError: naming the spec, if it is not a checkpoint, or its activation, chip memory or layer
-            shapes (from ``ppo.net_arch``) differ from this config's.
+        ConfigError: naming the spec, if it is not a checkpoint, was not trained for every player count of
+            this config, or its activation, chip memory or layer shapes (``ppo.net_arch``) differ.
     """
     spec = cfg.run.init_from
     if spec is None:
@@ -231,6 +231,13 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
     for key, mine in (("activation", cfg.ppo.activation), ("chip_memory", cfg.env.chip_memory)):
         if meta[key] != mine:
             raise ConfigError(f"run.init_from {spec!r}: has {key}={meta[key]!r}, expected this config's {mine!r}")
+    trained = meta.get("num_players") or []
+    missing = [n for n in cfg.game.num_players if trained and n not in trained]
+    if missing:
+        raise ConfigError(
+            f"run.init_from {spec!r}: trained for {trained} players, expected one that covers this config's "
+            f"game.num_players {cfg.game.num_players}"
+        )
     sizes = [enc.OBS_SIZE, *cfg.ppo.net_arch, 2]
     want = [(sizes[i + 1], sizes[i]) for i in range(len(sizes) - 1)]
     got = [tuple(weights[f"layers.{i}.weight"].shape) for i in range(len(weights) // 2)]

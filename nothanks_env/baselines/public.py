@@ -88,6 +88,11 @@ class BlockerPolicy(Policy):
        ``milk_min_chips`` chips and no opponent would take it when it comes round (opponent k seats later
        sees pot + k; it takes at 0 chips or when Δ_o(c) − (pot + k) <= ``milk_opp_T``).
 
+    Defaults: a grid search (base 2-12, scarcity 0-4, block_T none-20, milk_opp_T −3-6, milk_min_chips
+    2-6) for the win rate against two heuristic bots on tuning seeds (600 games each); on a third seed
+    (1500 games, 3 players) it wins 0.34 against 2× ``heuristic``, which wins 0.49 against 2× it. Milking
+    carries most of that (without it: 0.12); blocking is about neutral against these opponents.
+
     Args:
         base, scarcity, block_T, milk_opp_T: thresholds in penalty points.
         milk_min_chips: least own chips to milk.
@@ -95,15 +100,15 @@ class BlockerPolicy(Policy):
         seed: unused (deterministic).
     """
 
-    DEFAULTS = {"base": 3.0, "scarcity": 2.0, "block_T": 12.0, "milk_opp_T": 6.0, "milk_min_chips": 3}
+    DEFAULTS = {"base": 10.0, "scarcity": 3.0, "block_T": 12.0, "milk_opp_T": 0.0, "milk_min_chips": 6}
 
     def __init__(
         self,
-        base: float = 3.0,
-        scarcity: float = 2.0,
+        base: float = 10.0,
+        scarcity: float = 3.0,
         block_T: float = 12.0,
-        milk_opp_T: float = 6.0,
-        milk_min_chips: int = 3,
+        milk_opp_T: float = 0.0,
+        milk_min_chips: int = 6,
         chip_memory: bool = True,
         seed: int | None = None,
     ) -> None:

@@ -20,6 +20,10 @@ Decision rule, for each acting seat that may choose (at 0 chips it takes):
 4. It takes the action with the higher mean utility only if the paired difference (TAKE − PASS over the
    same worlds) is at least ``min_z`` standard errors from 0; otherwise it keeps the rollout policy's own
    choice. Without that gate, sampling noise alone made it swap good heuristic moves for bad ones.
+5. With ``confident < 1`` and a rollout policy that reports its action probabilities (a trained
+   network), decisions where that policy already gives its choice a probability of at least
+   ``confident`` are not searched at all: it plays them as the network does. Most decisions are clear,
+   so this buys most of the speed of the network with the search where the network hesitates.
 
 All the decisions of one :meth:`SearchPolicy.act_batch` call are searched together as one
 :class:`~nothanks_env.vector.VectorGame` of ``B × 2 × iters`` worlds (split into pieces of at most
@@ -56,6 +60,8 @@ class SearchPolicy(Policy):
         min_z: least z-score of the utility gain to depart from the rollout policy's choice.
         model_T: inclusive range of T for opponents modelled as threshold bots.
         max_worlds: most worlds stepped in one VectorGame (memory bound: ~100 bytes per world and seat).
+        confident: search only decisions where the rollout policy's probability of its own choice is below
+            this (1.0: search every decision; used only with a rollout policy that has ``probabilities``).
         rollout: policy that plays the searching seat after the first action, and the opponents where no
             ``model`` is given (default ``HeuristicPolicy()``). On a command line: ``rollout=SPEC``.
         model: policy that models the opponents (with probability ``p_model`` per world and seat); default
@@ -78,6 +84,7 @@ class SearchPolicy(Policy):
         min_z: float = 1.5,
         model_T: tuple[int, int] = (0, 14),
         max_worlds: int = 1 << 16,
+        confident: float = 1.0,
         rollout: Policy | None = None,
         model: Policy | None = None,
         seed: int | None = None,
@@ -92,10 +99,11 @@ class SearchPolicy(Policy):
         self.min_z = min_z
         self.model_T = model_T
         self.max_worlds = max_worlds
+        self.confident = confident
         self.rollout = rollout if rollout is not None else HeuristicPolicy()
         self.model = model if model is not None else self.rollout
         given = dict(iters=iters, chip_memory=chip_memory, margin_weight=margin_weight, p_model=p_model)
-        given |= dict(min_z=min_z, model_T=model_T)
+        given |= dict(min_z=min_z, model_T=model_T, confident=confident)
         defaults = {k: p.default for k, p in inspect.signature(SearchPolicy).parameters.items()}
         parts = [f"{k}={v}" for k, v in given.items() if v != defaults[k]]
         for key, pol in (("rollout", rollout), ("model", model)):
@@ -106,8 +114,14 @@ class SearchPolicy(Policy):
         self._games: dict[tuple[GameConfig, int], VectorGame] = {}
 
     def act_batch(self, view: BatchView) -> np.ndarray:
-        out = np.asarray(self.rollout.act_batch(self._known(view)), dtype=np.int64).copy()
-        free = np.flatnonzero(~forced(view))
+        known = self._known(view)
+        out = np.asarray(self.rollout.act_batch(known), dtype=np.int64).copy()
+        free = ~forced(view)
+        if self.confident < 1.0 and callable(getattr(self.rollout, "probabilities", None)):
+            chip_memory = getattr(self.rollout, "chip_memory", True)
+            probs = self.rollout.probabilities(known.observation(chip_memory), known.action_mask())
+            free &= probs.max(axis=1) < self.confident
+        free = np.flatnonzero(free)
         per_piece = max(1, self.max_worlds // (2 * self.iters))
         for start in range(0, len(free), per_piece):
             idx = free[start : start + per_piece]

@@ -1,0 +1,151 @@
+"""The gauntlet: declared columns, rows equal to training.evaluate, min and mean, files, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from nothanks_env.baselines import AlwaysTakePolicy, NeverTakePolicy, ThresholdPolicy
+from training import gauntlet as gx
+from training.evaluate import evaluate
+from training.specs import load_policy
+
+
+def test_the_standard_set_is_declared_once_and_names_what_plays():
+    labels = [c.label for c in gx.STANDARD_COLUMNS]
+    assert labels == list(gx.STANDARD_OPPONENTS) + ["+".join(t) for t in gx.MIXED_TABLES]
+    assert len(set(labels)) == len(labels)
+    for spec in gx.STANDARD_OPPONENTS:  # each spec is the name its policy reports
+        assert load_policy(spec, num_players=3).name == spec
+    assert {s for t in gx.MIXED_TABLES for s in t} <= set(gx.STANDARD_OPPONENTS)
+    assert set(gx.GAMES_CAP) <= set(labels)
+    assert gx.parse_column("search:iters=16").max_games == gx.GAMES_CAP["search:iters=16"]
+    families = {spec.partition(":")[0] for spec in gx.STANDARD_OPPONENTS}
+    assert families == {
+        "random", "never-take", "threshold", "ratio", "stochastic", "blocker", "utility", "extort", "heuristic",
+        "search",
+    }  # fmt: skip
+    assert any(load_policy(s).name.startswith("threshold:T=-") for s in gx.STANDARD_OPPONENTS)
+
+
+def test_columns_fill_the_other_seats_cyclically():
+    c = gx.parse_column(" utility + extort ")
+    assert c.label == "utility+extort" and c.max_games is None
+    assert c.seat_specs(3) == ["utility", "extort"] and c.seat_specs(5) == ["utility", "extort", "utility", "extort"]
+    assert c.display(4) == "utility + extort + utility"
+    assert gx.parse_column("heuristic").display(5) == "heuristic ×4"
+    for bad in ("", "utility+", "+"):
+        with pytest.raises(ValueError, match="column: expected a policy spec"):
+            gx.parse_column(bad)
+
+
+def test_tiny_standard_gauntlet_has_every_column_and_right_summary():
+    rep = gx.gauntlet(ThresholdPolicy(T=4), num_players=3, games=6, seed=0, column_games={"search:iters=16": 3})
+    assert [r.column for r in rep.rows] == [c.label for c in gx.STANDARD_COLUMNS]
+    assert all(r.games == 6 and not r.capped for r in rep.rows if r.column != "search:iters=16")
+    search = rep.rows[gx.STANDARD_OPPONENTS.index("search:iters=16")]
+    assert search.games == 3 and search.capped and search.opponents == ["search:iters=16"] * 2
+    rates = np.array([r.stats.win_rate for r in rep.rows])
+    assert rep.min_row.stats.win_rate == rates.min() and rep.min_row is rep.rows[int(rates.argmin())]
+    assert rep.mean_win_rate == pytest.approx(rates.mean())
+    assert rep.mean_rank == pytest.approx(np.mean([r.stats.mean_rank for r in rep.rows]))
+    assert rep.games_played == 6 * (len(rep.rows) - 1) + 3 and rep.parity == pytest.approx(1 / 3)
+    assert rep.rows[0].column == "random" and rep.rows[0].stats.win_rate > 0.8  # 2 games out of 6 at worst
+    assert all(r.stats.name == "threshold:T=4" and r.stats.role == "candidate" for r in rep.rows)
+
+
+def test_a_column_is_exactly_training_evaluate_with_the_same_seed():
+    cand = ThresholdPolicy(T=3)
+    cols = [gx.parse_column("threshold:T=2+never-take"), gx.parse_column("random")]
+    rep = gx.gauntlet(cand, num_players=4, games=40, seed=11, columns=cols)
+    t2, nt, rnd = load_policy("threshold:T=2"), load_policy("never-take"), load_policy("random")
+    mixed = evaluate([cand], [t2, nt, t2], num_players=4, games=40, seed=11)
+    assert rep.rows[0].opponents == ["threshold:T=2", "never-take", "threshold:T=2"]
+    assert rep.rows[0].stats == mixed.policies[0] and rep.rows[0].games == 40
+    assert rep.rows[1].stats == evaluate([cand], [rnd], num_players=4, games=40, seed=11).policies[0]
+
+
+def test_exact_values_on_a_rigged_column():
+    # never-take against two seats of one always-take: 1/3 win share, penalty -32/3, rank 5/3 (test_evaluate).
+    rep = gx.gauntlet(NeverTakePolicy(), num_players=3, games=30, seed=5, columns=[gx.Column(("always-take",))])
+    s = rep.rows[0].stats
+    assert s.win_rate == pytest.approx(1 / 3) and s.mean_penalty == pytest.approx(-32 / 3)
+    assert s.mean_rank == pytest.approx(5 / 3) and rep.min_row.stats is s and rep.mean_win_rate == s.win_rate
+
+
+@pytest.mark.slow
+def test_workers_do_not_change_the_report():
+    cols = [gx.parse_column(x) for x in ("random", "stochastic", "threshold+stochastic")]
+    one = gx.gauntlet(ThresholdPolicy(), num_players=3, games=30, seed=2, columns=cols)
+    two = gx.gauntlet(ThresholdPolicy(), num_players=3, games=30, seed=2, columns=cols, workers=2)
+    assert [r.stats for r in one.rows] == [r.stats for r in two.rows]
+
+
+def test_api_rejects_bad_arguments():
+    cand, cols = AlwaysTakePolicy(), [gx.Column(("random",))]
+    with pytest.raises(ValueError, match=r"column_games: expected labels among the columns \['random'\]"):
+        gx.gauntlet(cand, num_players=3, games=3, seed=0, columns=cols, column_games={"nope": 3})
+    with pytest.raises(ValueError, match="games of random: expected an int >= 1, got 0"):
+        gx.gauntlet(cand, num_players=3, games=3, seed=0, columns=cols, column_games={"random": 0})
+    with pytest.raises(ValueError, match="no repeats"):
+        gx.gauntlet(cand, num_players=3, games=3, seed=0, columns=cols * 2)
+
+
+def test_cli_writes_json_and_markdown_for_several_policies(tmp_path, capsys):
+    out = tmp_path / "deep" / "g"
+    argv = ["--players", "3", "--policy", "threshold:T=3", "never-take", "--columns", "random", "threshold+random"]
+    argv += ["--games", "12", "--seed", "1", "--json", f"{out}.json", "--md", f"{out}.md", "--no-progress"]
+    assert gx.main(argv) == 0
+    data = json.loads((tmp_path / "deep" / "g.json").read_text())
+    assert [r["policy"] for r in data["reports"]] == ["threshold:T=3", "never-take"]
+    first = data["reports"][0]
+    assert [r["column"] for r in first["rows"]] == ["random", "threshold+random"]
+    assert first["summary"]["columns"] == 2 and first["parity"] == pytest.approx(1 / 3)
+    rates = [r["stats"]["win_rate"] for r in first["rows"]]
+    assert first["summary"]["min_win_rate"] == min(rates)
+    assert first["summary"]["mean_win_rate"] == pytest.approx(sum(rates) / 2)
+    md = (tmp_path / "deep" / "g.md").read_text()
+    assert "| opponents | games | `threshold:T=3` | `never-take` |" in md  # the side-by-side table
+    assert "| threshold + random | 12 |" in md and md.count("**minimum**") == 3
+    assert "gauntlet of threshold:T=3" in capsys.readouterr().out
+
+
+def test_compare_markdown_bolds_the_best_and_needs_the_same_columns():
+    cols = [gx.Column(("always-take",))]
+    a = gx.gauntlet(NeverTakePolicy(), num_players=3, games=30, seed=5, columns=cols)
+    b = gx.gauntlet(ThresholdPolicy(T=-2), num_players=3, games=30, seed=5, columns=cols)
+    table = gx.compare_markdown([a, b])
+    better = max((a, b), key=lambda r: r.mean_win_rate)
+    assert f"**{better.mean_win_rate:.3f}**" in table.splitlines()[-1]
+    c = gx.gauntlet(NeverTakePolicy(), num_players=3, games=3, seed=5, columns=[gx.Column(("random",))])
+    with pytest.raises(ValueError, match="same columns"):
+        gx.compare_markdown([a, c])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--players", "9", "--policy", "random"], "--players: expected a table size in 3..7, got 9"),
+        (["--policy", "nonsense"], "--policy: policy spec 'nonsense': expected a baseline"),
+        (["--policy", "random", "--games", "0"], "--games: expected an int >= 1, got 0"),
+        (["--policy", "random", "--games", "x"], "argument --games: invalid int value: 'x'"),
+        (["--policy", "random", "--workers", "0"], "--workers: expected an int >= 1, got 0"),
+        (["--players", "3"], "--policy: expected at least one policy spec, got none"),
+        (["--policy", "random", "--column-games", "random=lots"], "--column-games: expected LABEL=N"),
+        (["--policy", "random", "--columns", "random", "--column-games", "heuristic=5"], "expected labels among"),
+        (["--policy", "random", "--columns", "nobody+random"], "policy spec 'nobody'"),
+        (["--policy", "random", "--json", "."], "--json: expected a file path, got the directory '.'"),
+    ],
+)
+def test_bad_input_is_one_error_line_and_exit_code_2(argv, message, capsys):
+    assert gx.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and message in err
+
+
+def test_list_prints_the_standard_columns(capsys):
+    assert gx.main(["--list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out] == [c.label for c in gx.STANDARD_COLUMNS]

@@ -1,0 +1,533 @@
+"""The web API (training.web): games through FastAPI's test client, checked against the engine.
+
+Scripted games use a small box (cards 3..10, 2 removed face down, 2 chips each) so that every value in a
+response can be worked out by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi", reason="the web tests need the web extra: pip install -e '.[web]'")
+httpx = pytest.importorskip("httpx", reason="the web tests need httpx (web extra)")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from nothanks_env.game import Deal, GameConfig  # noqa: E402
+from nothanks_env.policy import Policy  # noqa: E402
+from nothanks_env.records import GameRecord, replay  # noqa: E402
+from training import serve  # noqa: E402
+from training.web.app import create_app  # noqa: E402
+from training.web.games import GameStore, PolicyCatalog, PolicyInfo, new_session  # noqa: E402
+
+SMALL = GameConfig(num_players=3, lowest_card=3, highest_card=10, num_removed=2, starting_chips=2, starting_seat=0)
+SMALL_DEAL = Deal(deck=(10, 4, 5, 9, 3, 8), removed_hidden=(6, 7))
+
+
+@pytest.fixture(scope="module")
+def catalog() -> PolicyCatalog:
+    return PolicyCatalog(extra=["always-take", "threshold:T=5"])
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_client(catalog: PolicyCatalog, **store_kw) -> TestClient:
+    return TestClient(create_app(catalog, GameStore(**store_kw), records_dir=None))
+
+
+def add_game(client: TestClient, config: GameConfig, opponents: list[str], deals: list[Deal], seat: int = 0) -> str:
+    """A game with fixed deals, added to the app's store as POST /api/games would; returns its id."""
+    app = client.app
+    session = new_session(config, opponents, app.state.catalog, seed=0, seat=seat, deals=deals)
+    app.state.store.add(session)
+    session.play_opponents()
+    return session.id
+
+
+def act(client: TestClient, game_id: str, action: str, move: int):
+    return client.post(f"/api/games/{game_id}/actions", json={"action": action, "move": move})
+
+
+# ---------------------------------------------------------------------------------------------- play
+
+
+def test_scripted_game_values_move_by_move_and_the_record(catalog):
+    # Human (seat 0) takes 10, passes on 4; never-take passes; always-take takes 4 with 2 chips and the rest.
+    client = make_client(catalog)
+    gid = add_game(client, SMALL, ["never-take", "always-take"], [SMALL_DEAL])
+
+    view = client.get(f"/api/games/{gid}").json()
+    assert (view["face_up_card"], view["pot"], view["move"], view["to_act"], view["cards_in_deck"]) == (10, 0, 0, 0, 5)
+    assert view["legal_actions"] == ["pass", "take"] and view["take_cost"] == 10
+    assert [p["chips"] for p in view["players"]] == [2, None, None]
+    assert [p["label"] for p in view["players"]] == ["you", "never-take", "always-take"]
+    assert view["chips_shown"] == "hidden" and view["deck"] is None and view["removed_hidden"] is None
+
+    r = act(client, gid, "take", 0)
+    assert r.status_code == 200
+    body = r.json()
+    assert body["moves"] == [{"seat": 0, "action": "take", "card": 10, "pot": 0, "deal": 0}]
+    view = body["view"]
+    assert (view["face_up_card"], view["pot"], view["move"], view["take_cost"]) == (4, 0, 1, 4)
+    assert view["players"][0]["cards"] == [10] and view["players"][0]["penalty"] == 10 - 2
+
+    r = act(client, gid, "pass", 1)
+    assert r.status_code == 200
+    body = r.json()
+    assert [(m["seat"], m["action"], m["card"], m["pot"]) for m in body["moves"]] == [
+        (0, "pass", 4, 0), (1, "pass", 4, 1), (2, "take", 4, 2),
+        (2, "take", 5, 0), (2, "take", 9, 0), (2, "take", 3, 0), (2, "take", 8, 0),
+    ]  # fmt: skip
+    view = body["view"]
+    assert view["over"] and view["to_act"] is None and view["legal_actions"] == [] and view["take_cost"] is None
+    assert view["outcome"] == {"penalties": [9, -1, 7], "ranks": [3.0, 1.0, 2.0], "winners": [1]}
+    assert [p["chips"] for p in view["players"]] == [1, 1, 4]  # counted for the score: shown at the end
+    assert view["players"][2]["runs"] == [[3, 5], [8, 9]] and view["players"][2]["card_points"] == 11
+
+    r = client.get(f"/api/games/{gid}/record")
+    assert r.status_code == 200
+    record = GameRecord.from_dict(r.json())
+    assert record.actions == (1, 0, 0, 1, 1, 1, 1, 1)
+    assert record.agents == ("human", "never-take", "always-take")
+    assert record.penalties == (9, -1, 7) == tuple(replay(record).final_penalties())
+    assert record.deals == (SMALL_DEAL,)
+
+
+def test_full_game_against_baselines_through_post_games(catalog):
+    client = make_client(catalog, seed=11)
+    r = client.post("/api/games", json={"players": 4, "seat": 2, "opponents": ["heuristic", "threshold", "random"]})
+    assert r.status_code == 201, r.text
+    created = r.json()
+    gid, view = created["id"], created["view"]
+    assert len(gid) >= 24 and view["seat"] == 2 and view["num_players"] == 4
+    assert [p["label"] for p in view["players"]] == ["heuristic", "threshold", "you", "random"]
+    assert all(m["seat"] != 2 for m in created["moves"])  # only opponents move before your first turn
+    session = client.app.state.store.get(gid)
+    moves_seen = len(created["moves"])
+    rng = np.random.default_rng(0)
+    while not view["over"]:
+        game = session.game
+        assert view["to_act"] == 2 == game.current_seat
+        assert (view["face_up_card"], view["pot"], view["move"]) == (game.face_up_card, game.pot, len(game.history))
+        assert view["players"][2]["chips"] == game.chips[2]
+        assert view["legal_actions"] == (["pass", "take"] if game.chips[2] else ["take"])
+        assert [p["chips"] for i, p in enumerate(view["players"]) if i != 2] == [None] * 3
+        action = view["legal_actions"][int(rng.integers(len(view["legal_actions"])))]
+        body = act(client, gid, action, view["move"]).json()
+        assert body["moves"][0]["seat"] == 2 and body["moves"][0]["action"] == action
+        moves_seen += len(body["moves"])
+        view = body["view"]
+    record = GameRecord.from_dict(client.get(f"/api/games/{gid}/record").json())
+    assert len(record.actions) == moves_seen == view["move"]
+    assert list(replay(record).final_penalties()) == view["outcome"]["penalties"]
+    best = min(view["outcome"]["penalties"])
+    assert view["outcome"]["winners"] == [i for i, p in enumerate(view["outcome"]["penalties"]) if p == best]
+    assert record.agents == ("heuristic", "threshold", "human", "random")
+
+
+def test_seat_is_drawn_from_the_seed_with_the_terminal_rule(catalog):
+    from training.play import default_seat
+
+    client = make_client(catalog, seed=5)
+    seed = GameStore(seed=5).next_seed()  # the seed the app's store hands to its first game
+    view = client.post("/api/games", json={"opponents": ["random", "random"]}).json()["view"]
+    assert view["seat"] == default_seat(seed, 3)
+
+
+def test_perfect_memory_and_visible_chips_show_the_true_counts(catalog):
+    client = make_client(catalog, seed=3)
+    for body, shown in (({"perfect_memory": True}, "counted"), ({"preset": "visible_chips"}, "visible")):
+        created = client.post("/api/games", json={"opponents": ["heuristic", "heuristic"], **body}).json()
+        session = client.app.state.store.get(created["id"])
+        view = created["view"]
+        for _ in range(6):
+            assert view["chips_shown"] == shown
+            assert [p["chips"] for p in view["players"]] == session.game.chips
+            view = act(client, created["id"], view["legal_actions"][0], view["move"]).json()["view"]
+            if view["over"]:
+                break
+
+
+def test_policies_and_presets_are_listed(catalog):
+    client = make_client(catalog)
+    policies = {p["spec"]: p for p in client.get("/api/policies").json()}
+    assert list(policies)[:5] == ["random", "never-take", "threshold", "heuristic", "search"]
+    assert policies["ppo-3p"]["kind"] == "agent" and policies["ppo-3p"]["num_players"] == 3
+    assert policies["ppo-mixed"]["num_players"] is None
+    assert policies["threshold:T=5"]["kind"] == "custom"
+    assert policies["never-take"]["description"].startswith('"No thanks!" until forced')
+    presets = {p["name"]: p for p in client.get("/api/presets").json()}
+    assert presets["six_player_one_removed"]["num_players"] == 6
+    assert presets["open_removed"]["settings"]["removed_face_up"] == [10, 20, 30]
+
+
+def test_catalog_refuses_an_extra_spec_that_does_not_load():
+    with pytest.raises(ValueError, match="policy spec 'no-such-bot'"):
+        PolicyCatalog(extra=["no-such-bot"], shipped=[])
+
+
+# ---------------------------------------------------------------------------------------------- errors
+
+
+def assert_error(response, status: int, *fragments: str) -> None:
+    assert response.status_code == status, response.text
+    message = response.json()["error"]
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+@pytest.mark.parametrize(
+    ("body", "fragments"),
+    [
+        ({"players": 9, "opponents": ["random"] * 8}, ["players: expected less than or equal to 7, got 9"]),
+        ({"players": 3, "opponents": ["random"]}, ["opponents: expected 2 policy specs for 3 players, got 1"]),
+        ({"opponents": ["random", "nope"]}, ["opponents[1]: expected one of ['random', 'never-take'", "got 'nope'"]),
+        ({"opponents": ["random", "random"], "seat": 3}, ["seat: expected an int in 0..2 or null", "got 3"]),
+        ({"opponents": ["random", "random"], "preset": "chess"}, ["preset: expected one of [", "got 'chess'"]),
+        ({"players": 4, "opponents": ["ppo-3p"] * 3}, ["opponents[0]: 'ppo-3p' plays 3 players only, got a 4-player"]),
+        ({"opponents": ["random", "random"], "colour": "red"}, ['colour: expected no such field, got "red"']),
+        ({"players": "three", "opponents": []}, ["players: expected a valid integer", 'got "three"']),
+        ({}, ["opponents: expected a value (required), got none"]),
+        ({"opponents": ["/etc/passwd", "random"]}, ["opponents[0]: expected one of", "got '/etc/passwd'"]),
+    ],
+)
+def test_bad_new_game_bodies_are_refused_with_what_was_wrong(catalog, body, fragments):
+    client = make_client(catalog)
+    assert_error(client.post("/api/games", json=body), 422, *fragments)
+    assert len(client.app.state.store) == 0
+
+
+def test_invalid_json_and_wrong_types_name_the_problem(catalog):
+    client = make_client(catalog)
+    r = client.post("/api/games", content=b'{"opponents": [', headers={"Content-Type": "application/json"})
+    assert_error(r, 422, "body: expected valid JSON, got a parse error")
+    gid = add_game(client, SMALL, ["never-take", "always-take"], [SMALL_DEAL])
+    assert_error(act(client, gid, "fold", 0), 422, "action: expected 'pass' or 'take', got \"fold\"")
+    r = client.post(f"/api/games/{gid}/actions", json={"action": "take"})
+    assert_error(r, 422, "move: expected a value (required), got none")
+    assert client.get(f"/api/games/{gid}").json()["move"] == 0  # refused requests leave the game unchanged
+
+
+def test_unknown_game_and_unknown_path(catalog):
+    client = make_client(catalog)
+    for r in (client.get("/api/games/nope"), act(client, "nope", "take", 0), client.get("/api/games/nope/record")):
+        assert_error(r, 404, "game: expected the id of a live game, got 'nope'")
+    assert_error(client.get("/api/nothing"), 404, "path: expected an API route or a page, got '/api/nothing'")
+
+
+def test_stale_move_illegal_pass_finished_game_and_early_record_leave_the_game_unchanged(catalog):
+    client = make_client(catalog)
+    broke = GameConfig(**{**SMALL.__dict__, "starting_chips": 0})
+    gid = add_game(client, broke, ["never-take", "always-take"], [SMALL_DEAL])
+    before = client.get(f"/api/games/{gid}").content
+    assert json.loads(before)["legal_actions"] == ["take"]
+    assert_error(act(client, gid, "pass", 0), 409, "expected TAKE (1) because seat 0 has 0 chips, got PASS (0)")
+    assert_error(act(client, gid, "take", 5), 409, "move: expected 0 (the game's current move), got 5")
+    assert_error(client.get(f"/api/games/{gid}/record"), 409, "record: expected a finished game, got one running")
+    assert client.get(f"/api/games/{gid}").content == before
+
+    assert act(client, gid, "take", 0).status_code == 200
+    assert_error(act(client, gid, "take", 0), 409, "move: expected 1")
+    gid2 = add_game(client, SMALL, ["never-take", "always-take"], [SMALL_DEAL])
+    act(client, gid2, "take", 0)
+    view = act(client, gid2, "pass", 1).json()["view"]
+    assert view["over"]
+    assert_error(act(client, gid2, "take", view["move"]), 409, "action: expected a running game, got one that is over")
+
+
+def test_oversized_bodies_are_refused_with_413(catalog):
+    client = TestClient(create_app(catalog, GameStore(), records_dir=None, max_body_bytes=1000))
+    big = {"opponents": ["random", "random"], "pad": "x" * 2000}
+    assert_error(client.post("/api/games", json=big), 413, "body: expected at most 1000 bytes, got Content-Length")
+
+    def chunks():
+        for _ in range(4):
+            yield b" " * 400
+
+    r = client.post("/api/games", content=chunks(), headers={"Content-Type": "application/json"})
+    assert_error(r, 413, "body: expected at most 1000 bytes, got more than 1000 (streamed)")
+    assert len(client.app.state.store) == 0
+
+
+def test_a_full_server_refuses_new_games_with_503_and_keeps_the_live_ones(catalog):
+    client = make_client(catalog, max_games=2, seed=0)
+    ids = [client.post("/api/games", json={"opponents": ["random", "random"]}).json()["id"] for _ in range(2)]
+    r = client.post("/api/games", json={"opponents": ["random", "random"]})
+    assert_error(r, 503, "games: expected fewer than 2 live games (the server's limit), got 2")
+    assert r.headers["Retry-After"] == "60"
+    assert all(client.get(f"/api/games/{i}").status_code == 200 for i in ids)
+
+
+def test_idle_games_expire_and_free_their_place(catalog):
+    clock = FakeClock()
+    client = make_client(catalog, max_games=2, idle_seconds=60, clock=clock, seed=0)
+    old = client.post("/api/games", json={"opponents": ["random", "random"]}).json()["id"]
+    clock.now += 50
+    kept = client.post("/api/games", json={"opponents": ["random", "random"]}).json()["id"]
+    clock.now += 50  # old: idle 100 s; kept: idle 50 s
+    assert client.get(f"/api/games/{kept}").status_code == 200  # touching it resets its idle time
+    assert_error(client.get(f"/api/games/{old}"), 404, "expired after 60 s idle")
+    assert client.post("/api/games", json={"opponents": ["random", "random"]}).status_code == 201
+    clock.now += 61
+    assert_error(client.get(f"/api/games/{kept}"), 404, "expired")
+    assert len(client.app.state.store) == 0
+
+
+# ---------------------------------------------------------------------------------------------- concurrency
+
+
+def test_concurrent_games_are_independent_and_one_move_wins_a_race(catalog):
+    client = make_client(catalog, seed=1)
+    games = [client.post("/api/games", json={"opponents": ["heuristic", "threshold"]}).json() for _ in range(4)]
+
+    def play_out(created):
+        view, gid = created["view"], created["id"]
+        while not view["over"]:
+            view = act(client, gid, view["legal_actions"][-1], view["move"]).json()["view"]
+        return gid, view
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(play_out, games))
+    for gid, view in results:
+        record = GameRecord.from_dict(client.get(f"/api/games/{gid}/record").json())
+        assert list(replay(record).final_penalties()) == view["outcome"]["penalties"]
+        assert all(a == 1 for a, h in zip(record.actions, replay(record).history) if h.seat == view["seat"])
+
+    gid = client.post("/api/games", json={"opponents": ["never-take", "never-take"]}).json()["id"]
+    move = client.get(f"/api/games/{gid}").json()["move"]
+    with ThreadPoolExecutor(4) as pool:
+        codes = sorted(pool.map(lambda _: act(client, gid, "pass", move).status_code, range(4)))
+    assert codes == [200, 409, 409, 409]
+
+
+class SlowPolicy(Policy):
+    """Takes ``delay`` seconds per decision, then passes while it can."""
+
+    name = "slow"
+    delay = 1.5
+
+    def act_batch(self, view):
+        time.sleep(self.delay)
+        return np.where(view.action_mask()[:, 0] == 1, 0, 1).astype(np.int64)
+
+
+def test_a_slow_policy_does_not_block_other_requests(catalog, monkeypatch):
+    slow_catalog = PolicyCatalog(shipped=[])
+    slow_catalog.policies["slow"] = PolicyInfo("slow", "custom", "sleeps", None)
+    original = slow_catalog.load
+    monkeypatch.setattr(
+        slow_catalog,
+        "load",
+        lambda spec, n, seed, where: SlowPolicy() if spec == "slow" else original(spec, n, seed, where),
+    )
+    app = create_app(slow_catalog, GameStore(seed=0), records_dir=None)
+    gid = add_game(TestClient(app), SMALL, ["slow", "never-take"], [SMALL_DEAL])  # seat 0 acts first
+    with serve.serve_in_background(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        done = threading.Event()
+
+        def slow_move():
+            http.post(f"api/games/{gid}/actions", json={"action": "pass", "move": 0})  # seat 1 then sleeps
+            done.set()
+
+        thread = threading.Thread(target=slow_move)
+        thread.start()
+        time.sleep(0.3)
+        t0 = time.perf_counter()
+        assert http.get("api/policies").status_code == 200
+        elapsed = time.perf_counter() - t0
+        assert not done.is_set() and elapsed < 1.0, f"a request waited {elapsed:.2f} s behind a slow policy"
+        thread.join(timeout=30)
+        assert done.is_set()
+
+
+# ---------------------------------------------------------------------------------------------- leaks
+
+
+def test_paired_deals_differing_in_hidden_cards_give_byte_identical_responses(catalog):
+    # Two deals that differ only in which of 33 and 34 is removed face down and which is the last card.
+    # Until that last card is turned, the viewing seat must not be able to tell them apart.
+    head = (20, 21, 22, 12, 23, 27, *range(13, 20), 24, 25, 26, 28, 29, 30, 31, 32, 3, 35)
+    deal_a = Deal(deck=(*head, 33), removed_hidden=(*range(4, 12), 34))
+    deal_b = Deal(deck=(*head, 34), removed_hidden=(*range(4, 12), 33))
+    config = GameConfig(num_players=4, num_removed=9, starting_seat=1)
+    assert set(deal_a.deck) | set(deal_a.removed_hidden) == set(deal_b.deck) | set(deal_b.removed_hidden)
+    deal_a.validate(config)
+    deal_b.validate(config)
+    client = make_client(catalog)
+    opponents = ["heuristic", "threshold", "heuristic"]
+    ga = add_game(client, config, opponents, [deal_a], seat=2)
+    gb = add_game(client, config, opponents, [deal_b], seat=2)
+    compared = 0
+    ra, rb = client.get(f"/api/games/{ga}"), client.get(f"/api/games/{gb}")
+    while True:
+        va, vb = ra.json(), rb.json()
+        view_a = va.get("view", va)
+        if view_a["over"] or view_a["face_up_card"] in (33, 34):
+            break
+        assert ra.content == rb.content, f"responses differ at move {view_a['move']}"
+        for text in (ra.text, client.get(f"/api/games/{ga}").text):
+            data = json.loads(text)
+            view = data.get("view", data)
+            assert view["deck"] is None and view["removed_hidden"] is None and "seed" not in text
+            assert [p["chips"] for p in view["players"] if p["seat"] != 2] == [None] * 3
+        compared += 1
+        action = "take" if view_a["take_cost"] <= 4 or view_a["legal_actions"] == ["take"] else "pass"
+        ra, rb = act(client, ga, action, view_a["move"]), act(client, gb, action, view_a["move"])
+    assert compared >= 10
+    assert (
+        view_a["face_up_card"] == 33 and vb.get("view", vb)["face_up_card"] == 34
+    )  # only the last card told them apart
+    assert client.get(f"/api/games/{ga}/record").status_code == 409  # the record (deals, seed) waits for the end
+
+
+# ---------------------------------------------------------------------------------------------- watch
+
+
+def finished_record(client: TestClient) -> dict:
+    gid = add_game(client, SMALL, ["never-take", "always-take"], [SMALL_DEAL])
+    act(client, gid, "take", 0)
+    act(client, gid, "pass", 1)
+    return client.get(f"/api/games/{gid}/record").json()
+
+
+def test_replay_steps_from_a_seat_or_the_full_view_with_probabilities(catalog):
+    client = make_client(catalog)
+    record = finished_record(client)
+    r = client.post("/api/replay", json={"record": record, "step": 2, "seat": 1, "policy": "never-take"})
+    assert r.status_code == 200, r.text
+    step = r.json()
+    assert (step["step"], step["total"], step["recorded_action"]) == (2, 8, "pass")
+    assert step["last_move"] == {"seat": 0, "action": "pass", "card": 4, "pot": 0, "deal": 0}
+    assert step["probabilities"] == [1.0, 0.0] and step["probability_source"] == "estimated from 32 draws"
+    view = step["view"]
+    assert view["seat"] == 1 and view["deck"] is None and [p["chips"] for p in view["players"]] == [None, 2, None]
+    assert step["labels"] == ["human", "never-take", "always-take"]
+
+    full = client.post("/api/replay", json={"record": record, "step": 2}).json()["view"]
+    assert full["seat"] is None and full["deck"] == [5, 9, 3, 8] and full["removed_hidden"] == [6, 7]
+    assert [p["chips"] for p in full["players"]] == [1, 2, 2] and full["chips_shown"] == "all"
+
+    end = client.post("/api/replay", json={"record": record, "step": 8, "policy": "heuristic"}).json()
+    assert end["view"]["outcome"]["penalties"] == [9, -1, 7] and end["recorded_action"] is None
+    assert end["probabilities"] is None
+
+
+def test_replay_probabilities_of_a_shipped_agent_come_from_the_network(catalog):
+    client = make_client(catalog)
+    step = client.post("/api/replay", json={"record": finished_record(client), "step": 1, "policy": "ppo-3p"}).json()
+    p = step["probabilities"]
+    assert step["probability_source"] == "from the policy" and abs(p[0] + p[1] - 1) < 1e-9 and 0 < p[1] < 1
+
+
+@pytest.mark.parametrize(
+    ("change", "status", "fragment"),
+    [
+        ({"step": 9}, 422, "step: expected 0..8, got 9"),
+        ({"step": -1}, 422, "step: expected greater than or equal to 0, got -1"),
+        ({"seat": 3}, 422, "seat: expected an int in 0..2 or null (full view), got 3"),
+        ({"policy": "nope"}, 422, "policy: expected one of ["),
+        ({"record": {"format": "chess"}}, 422, "record: format: expected 'nothanks-record', got 'chess'"),
+        ({"record": "penalties"}, 422, "record: expected a valid dictionary"),
+    ],
+)
+def test_bad_replay_requests(catalog, change, status, fragment):
+    client = make_client(catalog)
+    body = {"record": finished_record(client), "step": 0, **change}
+    assert_error(client.post("/api/replay", json=body), status, fragment)
+
+
+def test_a_record_that_does_not_replay_is_refused(catalog):
+    client = make_client(catalog)
+    record = finished_record(client)
+    record["penalties"] = [0, 0, 0]
+    assert_error(client.post("/api/replay", json={"record": record}), 422, "record: penalties: expected [0, 0, 0]")
+
+
+def test_saved_records_are_listed_and_served_by_name_only(catalog, tmp_path):
+    client = make_client(catalog)
+    GameRecord.from_dict(finished_record(client)).save(tmp_path / "one.json")
+    (tmp_path / "notes.txt").write_text("not a record")
+    (tmp_path / "broken.json").write_text("{")
+    client = TestClient(create_app(catalog, GameStore(), records_dir=tmp_path))
+    assert client.get("/api/records").json() == ["broken.json", "one.json"]
+    assert client.get("/api/records/one.json").json()["penalties"] == [9, -1, 7]
+    assert_error(client.get("/api/records/broken.json"), 422, "record broken.json: record: expected valid JSON")
+    assert_error(client.get("/api/records/notes.txt"), 404, "record: expected one of the 2 saved records")
+    assert client.get("/api/records/..%2F..%2Fetc%2Fpasswd").status_code == 404
+
+
+def test_agent_matches_return_a_replayable_record(catalog):
+    client = make_client(catalog)
+    body = {"players": 3, "policies": ["ppo-3p", "heuristic", "threshold:T=5"], "seed": 4}
+    r = client.post("/api/matches", json=body)
+    assert r.status_code == 200, r.text
+    record = GameRecord.from_dict(r.json())
+    assert record.agents == ("ppo-3p", "heuristic", "threshold:T=5") and record.seed == 4
+    assert record.penalties == tuple(replay(record).final_penalties())
+    assert client.post("/api/matches", json=body).json() == r.json()  # the seed fixes the game
+    assert_error(client.post("/api/matches", json={"policies": ["random"]}), 422, "policies: expected 3 policy specs")
+
+
+def test_agent_matches_are_limited_to_a_few_at_once(catalog):
+    client = TestClient(create_app(catalog, GameStore(), records_dir=None, max_matches=1))
+    body = {"policies": ["random", "random", "random"], "seed": 0}
+    client.app.state.match_slots.acquire()  # a match in progress
+    r = client.post("/api/matches", json=body)
+    assert_error(r, 503, "matches: expected fewer than 1 agent games running at once (the server's limit), got 1")
+    client.app.state.match_slots.release()
+    assert client.post("/api/matches", json=body).status_code == 200
+
+
+def test_a_three_deal_match_adds_the_deals_up(catalog):
+    client = make_client(catalog, seed=2)
+    created = client.post("/api/games", json={"preset": "match3", "opponents": ["heuristic", "threshold"]}).json()
+    view, deals_seen = created["view"], {created["view"]["deal"]}
+    while not view["over"]:
+        view = act(client, created["id"], "take" if view["take_cost"] < 8 else view["legal_actions"][0], view["move"])
+        view = view.json()["view"]
+        deals_seen.add(view["deal"])
+        assert len(view["deal_penalties"]) == (3 if view["over"] else view["deal"])
+    assert deals_seen == {0, 1, 2} and view["num_deals"] == 3
+    totals = [sum(d[i] for d in view["deal_penalties"]) for i in range(3)]
+    assert view["outcome"]["penalties"] == totals == [p["match_penalty"] for p in view["players"]]
+    record = GameRecord.from_dict(client.get(f"/api/games/{created['id']}/record").json())
+    assert len(record.deals) == 3 and list(replay(record).final_penalties()) == totals
+
+
+# ---------------------------------------------------------------------------------------------- page, docs, CLI
+
+
+def test_page_and_offline_api_docs_are_served(catalog):
+    client = make_client(catalog)
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="setup"' in page.text and "app.js" in page.text
+    assert client.get("/app.js").status_code == 200 and client.get("/style.css").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "cdn" not in docs.text.lower()
+    scripts = [part.split('"')[0] for part in docs.text.split('src="')[1:]]
+    assert scripts and all(client.get(s).status_code == 200 for s in scripts)
+    spec = client.get("/openapi.json").json()
+    assert {"/api/games", "/api/games/{game_id}/actions", "/api/games/{game_id}/record", "/api/policies"} <= set(
+        spec["paths"]
+    )
+
+
+def test_serve_cli_refuses_bad_arguments(capsys):
+    with pytest.raises(SystemExit) as e:
+        serve.main(["--opponents", "no-such-bot"])
+    assert e.value.code == 2 and "policy spec 'no-such-bot'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        serve.main(["--max-games", "0"])
+    assert "max_games: expected an int >= 1, got 0" in capsys.readouterr().err

@@ -1,0 +1,132 @@
+"""The page in a real headless browser: Playwright drives Debian's chromium through a whole game.
+
+Playwright's own browser download is not reachable here, so the test points Playwright at the system
+chromium (``apt-get install chromium``; ``.ci/run`` installs it). Without chromium or the playwright package
+the test skips and says why, unless ``NOTHANKS_REQUIRE_BROWSER=1`` (set by ``.ci/run``) turns that into a
+failure. Screenshots are kept in the test's tmp dir (printed with ``-s``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nothanks_env.records import GameRecord, replay
+
+CHROMIUM = Path(os.environ.get("NOTHANKS_CHROMIUM", "/usr/bin/chromium"))
+REQUIRED = os.environ.get("NOTHANKS_REQUIRE_BROWSER") == "1"
+# Headless flags for this machine's closed network: without the background-networking ones chromium keeps
+# trying to reach Google's hosts.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _unavailable(reason: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"NOTHANKS_REQUIRE_BROWSER=1 but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is not installed (pip install -e '.[test]')")
+    try:
+        import fastapi  # noqa: F401
+    except ImportError:
+        _unavailable("the web extra is not installed (pip install -e '.[web]')")
+    if not (CHROMIUM.exists() or shutil.which(str(CHROMIUM))):
+        _unavailable(f"no chromium at {CHROMIUM} (apt-get install chromium, or set NOTHANKS_CHROMIUM)")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def test_play_a_whole_game_by_clicking_then_check_the_table_against_the_record(browser, tmp_path):
+    import httpx
+
+    from training.serve import serve_in_background
+    from training.web.app import create_app
+    from training.web.games import GameStore
+
+    app = create_app(store=GameStore(seed=7), records_dir=None)
+    with serve_in_background(app) as url:
+        page = browser.new_page(viewport={"width": 1000, "height": 900}, accept_downloads=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        page.wait_for_selector("body[data-ready=true]", timeout=15000)
+        page.select_option("#players", "3")
+        page.select_option("#seat", "0")
+        page.select_option("#opponent-0", "ppo-3p")
+        page.select_option("#opponent-1", "heuristic")
+        page.click("#start")
+        page.wait_for_selector("#game:not([hidden])")
+
+        clicks = 0
+        while page.get_attribute("#game", "data-over") != "true":
+            move = page.get_attribute("#game", "data-move")
+            page.wait_for_selector("#take:enabled")
+            cost = int(page.inner_text("#take-cost").split("by ")[1].split()[0])
+            button = "#pass" if page.is_enabled("#pass") and cost > 6 else "#take"
+            page.click(button)
+            clicks += 1
+            page.wait_for_function("m => document.getElementById('game').dataset.move !== m", arg=move)
+            if clicks == 8:
+                page.screenshot(path=tmp_path / "serve-midgame.png", full_page=True)
+            assert clicks < 400, "the game did not end"
+        page.screenshot(path=tmp_path / "serve-final.png", full_page=True)
+        print(f"screenshots: {tmp_path / 'serve-midgame.png'}, {tmp_path / 'serve-final.png'}")
+
+        assert page.is_hidden("#error"), page.inner_text("#error")
+        assert page.is_visible("#final")
+        game_id = page.get_attribute("#game", "data-game-id")
+        record = GameRecord.from_dict(httpx.get(f"{url}api/games/{game_id}/record").json())
+        assert record.agents == ("human", "ppo-3p", "heuristic")
+        penalties = list(replay(record).final_penalties())
+        shown = [int(page.inner_text(f"#results tr[data-seat='{i}'] .penalty")) for i in range(3)]
+        assert shown == penalties == list(record.penalties)
+        winners = [i for i, p in enumerate(penalties) if p == min(penalties)]
+        assert [
+            i for i in range(3) if "winner" in (page.get_attribute(f"#results tr[data-seat='{i}']", "class") or "")
+        ] == winners
+        human_moves = sum(1 for h in replay(record).history if h.seat == 0)
+        assert human_moves == clicks
+
+        with page.expect_download() as download:
+            page.click("#download")
+        saved = tmp_path / "downloaded.json"
+        download.value.save_as(saved)
+        assert json.loads(saved.read_text()) == record.to_dict()
+
+        page.click(".tab[data-tab=watch]")
+        page.set_input_files("#upload", str(saved))
+        page.wait_for_selector("#watch:not([hidden])")
+        assert page.inner_text("#step-label") == f"step 0/{len(record.actions)}"
+        page.click("#next")
+        page.wait_for_function("() => document.getElementById('step-label').textContent.startsWith('step 1/')")
+        assert "removed face down: " + " ".join(map(str, record.deals[0].removed_hidden)) in page.inner_text(
+            "#watch-hidden"
+        )
+        page.click("#last")
+        page.wait_for_function(
+            "n => document.getElementById('step-label').textContent === `step ${n}/${n}`", arg=len(record.actions)
+        )
+        assert f"penalties {', '.join(map(str, penalties))}" in page.inner_text("#watch-status")
+        assert not errors, errors
+        page.close()

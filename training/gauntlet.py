@@ -1,0 +1,494 @@
+"""Gauntlet: one policy against a broad, fixed set of opponent tables, one row per table.
+
+A *column* is a table of opponents. For a single spec it is that opponent in every other seat
+(``P − 1`` copies of one policy object); a mixed table such as ``utility+extort`` fills the ``P − 1``
+other seats cyclically (at 4 players: utility, extort, utility). Each column is one
+:func:`training.evaluate.evaluate` with the same seed (seats rotated, duplicate deals, Student-t 95%
+intervals over deals, win rate with ties split), so any row can be reproduced alone with
+``python -m training.evaluate --policy A --opponents B B --games N --seed S``. All columns share one process
+pool (:func:`training.evaluate.run_many`), and the results do not depend on ``workers``.
+
+The standard set is declared once, here: :data:`STANDARD_OPPONENTS` (one spec per column, reused by
+anything that needs "the opponents people write", e.g. a league pool) and :data:`MIXED_TABLES`. Slow
+opponents have a cap on their games (:data:`GAMES_CAP`: the search bot plays a few games a second
+against two copies of itself); the output says which columns were capped, and ``--column-games`` changes
+a cap. The summary is the minimum and the mean of the win rate over the columns; parity is ``1 / P``.
+
+Command line::
+
+    python -m training.gauntlet --players 3 --policy ppo-3p --games 3000 --seed 0 --workers 2 \\
+        --json runs/gauntlet.json --md runs/gauntlet.md
+    python -m training.gauntlet --players 4 --policy heuristic ppo-mixed --games 600 --md runs/g4.md
+    python -m training.gauntlet --list        # the standard columns
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pathlib
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import NoReturn
+
+import numpy as np
+
+from nothanks_env.game import GameConfig
+from nothanks_env.policy import Policy
+from training.evaluate import PolicyStats, plan_matchup, run_many
+
+STANDARD_OPPONENTS: tuple[str, ...] = (
+    "random",
+    "never-take",
+    "threshold:T=-2",
+    "threshold:T=2",
+    "threshold",
+    "threshold:T=12",
+    "ratio:r=0.3",
+    "ratio",
+    "ratio:r=0.8",
+    "ratio:r=0.3,runs=True",
+    "ratio:runs=True",
+    "stochastic",
+    "stochastic:T=2,temp=1.0",
+    "blocker",
+    "utility",
+    "utility:chip_memory=False",
+    "extort",
+    "extort:chip_memory=False",
+    "heuristic",
+    "search:iters=16",
+)
+"""The standard opponents, each a policy spec (:func:`training.specs.load_policy`) equal to the name the
+policy reports, so tables name exactly what played. Families: thresholds from taking nearly nothing
+(T = −2) to nearly everything cheap (T = 12); pot/card ratio bots, pass-heavy (r = 0.8) to eager, with and
+without run awareness; stochastic value bots; the run-aware blocking/milking bot; the utility and chip
+pressure bots of :mod:`nothanks_env.baselines.public` with and without chip memory (the strongest public
+kind); our heuristic and search bot; never-take and random."""
+
+MIXED_TABLES: tuple[tuple[str, ...], ...] = (
+    ("utility", "extort"),
+    ("heuristic", "utility"),
+    ("heuristic", "extort"),
+    ("blocker", "ratio"),
+)
+"""Mixed tables: the specs fill the ``P − 1`` other seats cyclically."""
+
+GAMES_CAP: dict[str, int] = {"search:iters=16": 300}
+"""Column label -> most games it plays by default (slow opponents)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One opponent table.
+
+    Attributes:
+        opponents: policy specs filling the other seats cyclically (one spec: every other seat).
+        max_games: most games to play in this column (``None``: as many as asked).
+    """
+
+    opponents: tuple[str, ...]
+    max_games: int | None = None
+
+    @property
+    def label(self) -> str:
+        """``spec`` or ``spec+spec``: the column's key in JSON and in ``--column-games``."""
+        return "+".join(self.opponents)
+
+    def seat_specs(self, num_players: int) -> list[str]:
+        """The ``num_players − 1`` opponent specs in the seats after the candidate's, in turn order."""
+        return [self.opponents[i % len(self.opponents)] for i in range(num_players - 1)]
+
+    def display(self, num_players: int) -> str:
+        """``utility ×2`` for a single opponent; ``utility + extort`` for a mixed table (its seats)."""
+        if len(self.opponents) == 1:
+            return f"{self.opponents[0]} ×{num_players - 1}"
+        return " + ".join(self.seat_specs(num_players))
+
+
+def parse_column(text: str) -> Column:
+    """A column from its label: ``spec`` or ``spec+spec+...``, with the default cap of :data:`GAMES_CAP`.
+
+    Raises:
+        ValueError: for an empty label or an empty spec between ``+`` signs.
+    """
+    specs = tuple(s.strip() for s in text.split("+"))
+    if not text.strip() or not all(specs):
+        raise ValueError(f"column: expected a policy spec or specs joined by '+', got {text!r}")
+    label = "+".join(specs)
+    return Column(specs, GAMES_CAP.get(label))
+
+
+STANDARD_COLUMNS: tuple[Column, ...] = tuple(parse_column(s) for s in STANDARD_OPPONENTS) + tuple(
+    parse_column("+".join(t)) for t in MIXED_TABLES
+)
+"""The standard gauntlet: one column per standard opponent, then the mixed tables."""
+
+
+@dataclass
+class GauntletRow:
+    """The candidate's results in one column (fractions in [0, 1]; penalties in penalty points).
+
+    Attributes:
+        column: the column's label; display: its human-readable form at this table size.
+        opponents: the ``P − 1`` opponent specs in seat order after the candidate.
+        games: games played (a multiple of ``P``); capped: whether a cap cut the games asked for.
+        stats: the candidate's :class:`~training.evaluate.PolicyStats` (win rate with CI, mean penalty with
+            CI, mean rank, per-seat win rates).
+        seconds: time its games took, summed over chunks (CPU-seconds of play, not wall clock).
+    """
+
+    column: str
+    display: str
+    opponents: list[str]
+    games: int
+    capped: bool
+    stats: PolicyStats
+    seconds: float
+
+
+@dataclass
+class GauntletReport:
+    """A policy's gauntlet: one :class:`GauntletRow` per column, in the order of the columns given.
+
+    Attributes:
+        policy: the candidate's name; num_players, seed: what was played.
+        games: games asked for per column (capped columns played fewer; see each row).
+        seconds: wall-clock time of all the games; workers: processes used.
+    """
+
+    policy: str
+    num_players: int
+    games: int
+    seed: int
+    seconds: float
+    workers: int
+    rows: list[GauntletRow] = field(default_factory=list)
+
+    @property
+    def parity(self) -> float:
+        """The fair share of wins, ``1 / num_players``."""
+        return 1.0 / self.num_players
+
+    @property
+    def min_row(self) -> GauntletRow:
+        """The column with the lowest win rate (the first of equals)."""
+        return min(self.rows, key=lambda r: r.stats.win_rate)
+
+    @property
+    def mean_win_rate(self) -> float:
+        """Unweighted mean of the columns' win rates."""
+        return float(np.mean([r.stats.win_rate for r in self.rows]))
+
+    @property
+    def mean_penalty(self) -> float:
+        return float(np.mean([r.stats.mean_penalty for r in self.rows]))
+
+    @property
+    def mean_rank(self) -> float:
+        return float(np.mean([r.stats.mean_rank for r in self.rows]))
+
+    @property
+    def games_played(self) -> int:
+        return sum(r.games for r in self.rows)
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games_played / self.seconds if self.seconds > 0 else math.inf
+
+    def to_dict(self) -> dict:
+        """Everything, plus ``parity``, ``games_played``, ``games_per_second`` and ``summary`` (min and mean)."""
+        summary = {
+            "min_win_rate": self.min_row.stats.win_rate,
+            "min_column": self.min_row.column,
+            "mean_win_rate": self.mean_win_rate,
+            "mean_penalty": self.mean_penalty,
+            "mean_rank": self.mean_rank,
+            "columns": len(self.rows),
+        }
+        extra = {"games_played": self.games_played, "games_per_second": self.games_per_second}
+        return asdict(self) | {"parity": self.parity} | extra | {"summary": summary}
+
+    def caps_note(self) -> str:
+        """One sentence on capped columns, or ``""``."""
+        capped = [f"`{r.column}` {r.games}" for r in self.rows if r.capped]
+        if not capped:
+            return ""
+        return f"Capped (slow) columns, games played: {', '.join(capped)}."
+
+    def markdown(self) -> str:
+        """A Markdown section: a header line, one row per column, then the minimum and the mean."""
+        lines = [
+            f"`{self.policy}`, {self.num_players} players: {self.games} games per column, seed {self.seed}, "
+            f"seats rotated, duplicate deals; parity {self.parity:.3f}. {self.caps_note()}".rstrip(),
+            "",
+            "| opponents | games | win rate | 95% CI | mean penalty | mean rank |",
+            "|---|---:|---:|---|---:|---:|",
+        ]
+        for r in self.rows:
+            s = r.stats
+            lines.append(
+                f"| {r.display} | {r.games} | {s.win_rate:.3f} | [{s.win_rate_ci[0]:.3f}, {s.win_rate_ci[1]:.3f}] "
+                f"| {s.mean_penalty:.2f} | {s.mean_rank:.2f} |"
+            )
+        low = self.min_row
+        lines.append(f"| **minimum** ({low.display}) | | **{low.stats.win_rate:.3f}** | | | |")
+        lines.append(
+            f"| **mean** of {len(self.rows)} columns | | **{self.mean_win_rate:.3f}** | "
+            f"| {self.mean_penalty:.2f} | {self.mean_rank:.2f} |"
+        )
+        return "\n".join(lines) + "\n"
+
+    def table(self):
+        """A :class:`rich.table.Table` of the report, with each column's seconds of play."""
+        from rich.table import Table
+
+        t = Table(title=f"gauntlet of {self.policy}, {self.num_players} players (parity {self.parity:.3f})")
+        t.add_column("opponents", no_wrap=True)
+        for col in ("games", "win rate", "95% CI", "mean penalty", "mean rank", "seconds"):
+            t.add_column(col, justify="right", no_wrap=True)
+        for r in self.rows:
+            s = r.stats
+            games = f"{r.games} (capped)" if r.capped else str(r.games)
+            ci = f"[{s.win_rate_ci[0]:.3f}, {s.win_rate_ci[1]:.3f}]"
+            t.add_row(r.display, games, f"{s.win_rate:.3f}", ci, f"{s.mean_penalty:.2f}", f"{s.mean_rank:.2f}",
+                      f"{r.seconds:.1f}")  # fmt: skip
+        t.add_section()
+        low = self.min_row
+        t.add_row(f"minimum ({low.display})", "", f"{low.stats.win_rate:.3f}", "", "", "", "")
+        t.add_row(f"mean of {len(self.rows)} columns", "", f"{self.mean_win_rate:.3f}", "",
+                  f"{self.mean_penalty:.2f}", f"{self.mean_rank:.2f}", "")  # fmt: skip
+        return t
+
+
+def compare_markdown(reports: Sequence[GauntletReport]) -> str:
+    """Win rates of several policies side by side: one row per column, one column per policy.
+
+    The reports must share their columns (in the same order) and table size; the best rate of each row is
+    in bold. Ends with the minimum and the mean rows.
+
+    Raises:
+        ValueError: if the reports have different columns or player counts.
+    """
+    first = reports[0]
+    for r in reports[1:]:
+        if [x.column for x in r.rows] != [x.column for x in first.rows] or r.num_players != first.num_players:
+            raise ValueError("reports: expected the same columns and player count for a side-by-side table")
+
+    def cells(values: list[float]) -> str:
+        best = max(values)
+        return " | ".join(f"**{v:.3f}**" if v == best and len(values) > 1 else f"{v:.3f}" for v in values)
+
+    head = "| opponents | games | " + " | ".join(f"`{r.policy}`" for r in reports) + " |"
+    lines = [head, "|---|---:|" + "---:|" * len(reports)]
+    for i, row in enumerate(first.rows):
+        games = "/".join(sorted({str(r.rows[i].games) for r in reports}))
+        lines.append(f"| {row.display} | {games} | {cells([r.rows[i].stats.win_rate for r in reports])} |")
+    lines.append(f"| **minimum** | | {cells([r.min_row.stats.win_rate for r in reports])} |")
+    lines.append(f"| **mean** | | {cells([r.mean_win_rate for r in reports])} |")
+    return "\n".join(lines) + "\n"
+
+
+def gauntlet(
+    policy: Policy,
+    *,
+    num_players: int,
+    games: int,
+    seed: int,
+    columns: Sequence[Column] = STANDARD_COLUMNS,
+    column_games: Mapping[str, int] | None = None,
+    config: GameConfig | None = None,
+    workers: int = 1,
+    progress: bool = False,
+) -> GauntletReport:
+    """Evaluate ``policy`` against every column (method in the module docstring).
+
+    Args:
+        policy: the candidate; it must pickle when ``workers > 1`` (as for :func:`training.evaluate.evaluate`).
+        num_players: table size, 3..7.
+        games: games per column, rounded up to a multiple of ``num_players``; a column's cap applies.
+        seed: every column uses this seed (the same deals in every column).
+        columns: the opponent tables (default: :data:`STANDARD_COLUMNS`).
+        column_games: column label -> games for that column, replacing its cap and ``games``.
+        config: rule variant (default: standard rules); ``num_deals`` must be 1.
+        workers: processes shared by all the columns (1 = this process).
+        progress: show a progress bar over all the games.
+
+    Returns:
+        :class:`GauntletReport`, rows in the order of ``columns``.
+
+    Raises:
+        ValueError: for no or repeated columns, an unknown label in ``column_games``, a game count < 1,
+            an opponent spec :func:`training.specs.load_policy` rejects, or a lineup or config mismatch.
+    """
+    from training.specs import load_policy
+
+    labels = [c.label for c in columns]
+    if not columns or len(set(labels)) != len(labels):
+        raise ValueError(f"columns: expected at least one column and no repeats, got {labels}")
+    overrides = dict(column_games or {})
+    unknown = sorted(set(overrides) - set(labels))
+    if unknown:
+        raise ValueError(f"column_games: expected labels among the columns {labels}, got {unknown}")
+    for label, n in [("games", games), *overrides.items()]:
+        if not isinstance(n, int) or n < 1:
+            raise ValueError(f"games of {label}: expected an int >= 1, got {n!r}")
+    built: dict[str, Policy] = {}  # one object per spec: the same opponent in several seats is one policy
+    plans, counts = [], []
+    for c in columns:
+        seats = []
+        for spec in c.seat_specs(num_players):
+            if spec not in built:
+                built[spec] = load_policy(spec, num_players=num_players)
+            seats.append(built[spec])
+        n = overrides.get(c.label, min(games, c.max_games or games))
+        counts.append(n)
+        plans.append(plan_matchup([policy], seats, num_players=num_players, games=n, seed=seed, config=config))
+    order = sorted(range(len(columns)), key=lambda i: columns[i].max_games is None)  # slow columns first
+    start = time.perf_counter()
+    played = run_many([plans[i] for i in order], workers=workers, progress=progress, desc=policy.name)
+    seconds = time.perf_counter() - start
+    results = dict(zip(order, played))
+    report = GauntletReport(policy.name, num_players, games, seed, seconds, workers)
+    for i, c in enumerate(columns):
+        penalties, secs = results[i]
+        stats = plans[i].report(penalties, secs).policies[0]  # candidates come first
+        report.rows.append(
+            GauntletRow(
+                c.label,
+                c.display(num_players),
+                c.seat_specs(num_players),
+                len(penalties),
+                counts[i] < games,
+                stats,
+                secs,
+            )  # fmt: skip
+        )
+    return report
+
+
+def write_json(path: str | pathlib.Path, reports: Sequence[GauntletReport]) -> None:
+    """Write ``{"reports": [report.to_dict(), ...]}`` to ``path``, creating its parent folders."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"reports": [r.to_dict() for r in reports]}, indent=2))
+
+
+def write_markdown(path: str | pathlib.Path, reports: Sequence[GauntletReport]) -> None:
+    """Write the side-by-side table (with several reports) and each report's own table to ``path``."""
+    parts = [compare_markdown(reports)] if len(reports) > 1 else []
+    parts += [r.markdown() for r in reports]
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(parts))
+
+
+# ----------------------------------------------------------------------------- command line
+class _Parser(argparse.ArgumentParser):
+    """argparse with bad input reported as one ``error:`` line and exit code 2 (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, default=3, help="table size, 3..7")
+    ap.add_argument("--policy", nargs="+", help="policy spec(s) to put through the gauntlet (training.specs)")
+    ap.add_argument("--games", type=int, default=3000, help="games per column (rounded up to a multiple of P)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1, help="processes shared by the columns (the core count)")
+    ap.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables")
+    ap.add_argument("--column-games", nargs="+", default=[], metavar="LABEL=N", help="games of one column")
+    ap.add_argument("--opponent-chips", choices=["hidden", "visible"], default="hidden")
+    ap.add_argument("--json", help="write every report as JSON to this path")
+    ap.add_argument("--md", help="write Markdown tables to this path")
+    ap.add_argument("--list", action="store_true", help="print the standard columns and exit")
+    ap.add_argument("--no-progress", action="store_true")
+    return ap
+
+
+def _column_games(items: Sequence[str]) -> dict[str, int]:
+    out = {}
+    for item in items:
+        label, _, n = item.rpartition("=")  # a label may hold '=' itself (search:iters=16=3000)
+        try:
+            out[label] = int(n)
+        except ValueError:
+            raise ValueError(f"--column-games: expected LABEL=N with N an int, got {item!r}") from None
+    return out
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
+
+    if not args.policy:
+        raise ValueError("--policy: expected at least one policy spec, got none")
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise ValueError(f"--players: expected a table size in {MIN_PLAYERS}..{MAX_PLAYERS}, got {args.players}")
+    for flag in ("games", "workers"):
+        if getattr(args, flag) < 1:
+            raise ValueError(f"--{flag}: expected an int >= 1, got {getattr(args, flag)}")
+    for flag in ("json", "md"):
+        path = getattr(args, flag)
+        if path is not None and pathlib.Path(path).is_dir():
+            raise ValueError(f"--{flag}: expected a file path, got the directory {path!r}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input)."""
+    import sys
+
+    from rich.console import Console
+
+    from training.specs import load_policy
+
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # --help, or bad input already reported on one line
+        return int(e.code or 0)
+    if args.list:
+        for c in STANDARD_COLUMNS:
+            print(c.label + (f"  (at most {c.max_games} games)" if c.max_games else ""))
+        return 0
+    try:
+        _check_args(args)
+        columns = [parse_column(c) for c in args.columns] if args.columns else list(STANDARD_COLUMNS)
+        column_games = _column_games(args.column_games)
+        config = GameConfig(num_players=args.players, opponent_chips=args.opponent_chips)
+        try:
+            candidates = [load_policy(spec, num_players=args.players) for spec in args.policy]
+        except ValueError as e:
+            raise ValueError(f"--policy: {e}") from e
+        reports = []
+        for policy in candidates:
+            report = gauntlet(
+                policy, num_players=args.players, games=args.games, seed=args.seed, columns=columns,
+                column_games=column_games, config=config, workers=args.workers, progress=not args.no_progress,
+            )  # fmt: skip
+            reports.append(report)
+            console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: no wrapping
+            console.print(report.table())
+            note = f" {report.caps_note()}" if report.caps_note() else ""
+            print(
+                f"{report.games_played} games in {report.seconds:.1f} s ({report.games_per_second:,.0f} games/s, "
+                f"{args.workers} worker(s)).{note}"
+            )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if len(reports) > 1:
+        print(compare_markdown(reports))
+    if args.json:
+        write_json(args.json, reports)
+    if args.md:
+        write_markdown(args.md, reports)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

@@ -1,0 +1,356 @@
+"""Live games of the web server: one human seat against policies, held in memory under unguessable ids.
+
+The server holds the whole state (:class:`Session`); the browser gets only :mod:`training.web.views` of
+it. :class:`GameStore` bounds the number of live games: a game idle for longer than ``idle_seconds``
+expires, and when the store is still full a new game is refused (:class:`StoreFull`, HTTP 503) rather than
+an older game being dropped. Every method is thread-safe: the app steps games in worker threads, so a slow
+policy never blocks the event loop, and each game has its own lock, so two requests for one game are
+applied one after the other (the second then sees that its ``move`` is stale).
+
+Which policies can be seated is fixed when the server starts (:class:`PolicyCatalog`): the scripted
+baselines, the shipped agents and the specs given on the command line. A request names one of those specs;
+it cannot load a file or import a module of its choosing.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from nothanks_env.baselines import BASELINES
+from nothanks_env.game import ACTION_NAMES, Deal, Game, GameConfig, HistoryEntry, IllegalActionError
+from nothanks_env.policy import Policy
+from nothanks_env.records import GameRecord, record_from_game
+from nothanks_env.vector import BatchView
+from training.play import default_seat
+from training.specs import load_policy
+from training.tui import HUMAN
+
+DEFAULT_MAX_GAMES: int = 64
+DEFAULT_IDLE_SECONDS: float = 30 * 60.0
+
+BASELINE_SPECS: tuple[str, ...] = tuple(name for name in BASELINES if name != "always-take")
+"""Baselines offered by default, each at its default parameters: every scripted baseline but ``always-take``
+(a rigged opponent for tests)."""
+
+
+class WebError(Exception):
+    """A request the server refuses. ``status`` is the HTTP status; the message says what was expected and got."""
+
+    status: int = 400
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+
+
+class GameNotFound(WebError):
+    """No live game has this id (never created, or expired)."""
+
+    status = 404
+
+
+class StoreFull(WebError):
+    """The server holds its maximum of live games."""
+
+    status = 503
+
+
+class Conflict(WebError):
+    """The request does not fit the game's state: a stale move, an illegal action, a finished or running game."""
+
+    status = 409
+
+
+@dataclass(frozen=True)
+class PolicyInfo:
+    """One policy that can be seated: ``spec`` as accepted by :func:`training.specs.load_policy`."""
+
+    spec: str
+    kind: str  # "baseline", "agent" or "custom"
+    description: str
+    num_players: int | None  # the only table size it plays, or None for any
+
+
+class PolicyCatalog:
+    """The policy specs a request may name, checked once by loading each.
+
+    Args:
+        extra: more specs offered (from ``python -m training.serve --opponents``); any spec that
+            :func:`training.specs.load_policy` accepts, checkpoint paths and ``module:attr`` included.
+        shipped: shipped agents to offer; default every entry of ``training.checkpoints.SHIPPED``.
+
+    Raises:
+        ValueError: if an extra spec does not load (the message names it).
+    """
+
+    def __init__(self, extra: Sequence[str] = (), shipped: Sequence[str] | None = None) -> None:
+        if shipped is None:
+            from training.checkpoints import SHIPPED
+
+            shipped = list(SHIPPED)
+        self.policies: dict[str, PolicyInfo] = {}
+        for spec in BASELINE_SPECS:
+            summary = (BASELINES[spec].__doc__ or "").strip().split("\n")[0].replace(":mod:", "")
+            self.policies[spec] = PolicyInfo(spec, "baseline", summary, None)
+        for spec in shipped:
+            self._add(spec, "agent", "trained by self-play (checkpoints/README.md)")
+        for spec in extra:
+            if spec not in self.policies:
+                self._add(spec, "custom", "offered by this server's --opponents")
+
+    def _add(self, spec: str, kind: str, description: str) -> None:
+        policy = load_policy(spec)
+        want = getattr(policy, "num_players", None)
+        self.policies[spec] = PolicyInfo(spec, kind, description, want if isinstance(want, int) else None)
+
+    def load(self, spec: str, num_players: int, seed: int | None, where: str) -> Policy:
+        """A fresh policy for one seat of one game.
+
+        Raises:
+            WebError: (422) naming ``where`` if ``spec`` is not offered or cannot play ``num_players`` seats.
+        """
+        info = self.policies.get(spec)
+        if info is None:
+            raise WebError(f"{where}: expected one of {list(self.policies)}, got {spec!r}", 422)
+        if info.num_players is not None and info.num_players != num_players:
+            raise WebError(
+                f"{where}: {spec!r} plays {info.num_players} players only, got a {num_players}-player table", 422
+            )
+        return load_policy(spec, num_players=num_players, seed=seed)
+
+
+@dataclass
+class Session:
+    """One live game: the engine, the human's seat and a policy for every other seat.
+
+    Attributes:
+        id: unguessable id (``secrets.token_urlsafe``), the only key to the game.
+        game: the engine, after reset.
+        seat: the human's seat.
+        policies: seat -> policy, for every seat but ``seat``.
+        labels: a label by seat: ``"you"`` or the policy spec.
+        specs: the policy spec by seat (``"human"`` for the human), kept in the record.
+        seed: the game's seed (never sent before the end; it is in the record).
+        perfect_memory: show opponents' chips as counted from public chip movements.
+        last_active: store clock reading of the latest request.
+        lock: serializes requests on this game.
+    """
+
+    id: str
+    game: Game
+    seat: int
+    policies: dict[int, Policy]
+    labels: list[str]
+    specs: list[str]
+    seed: int
+    perfect_memory: bool = False
+    last_active: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def play_opponents(self) -> list[HistoryEntry]:
+        """Step the policies until it is the human's turn or the match is over; returns their decisions.
+
+        Raises:
+            IllegalActionError: if a policy returns an illegal action (it is not replaced by a legal one).
+        """
+        start = len(self.game.history)
+        while not self.game.is_over and self.game.current_seat != self.seat:
+            seat = self.game.current_seat
+            view = BatchView.from_seat_view(self.game.seat_view(seat))
+            self.game.step(int(self.policies[seat].act_batch(view)[0]))
+        return self.game.history[start:]
+
+    def act(self, action: str, move: int) -> list[HistoryEntry]:
+        """Apply the human's ``action`` (``"pass"``/``"take"``) if ``move`` is the current move, then the policies'.
+
+        Returns:
+            Every decision this applied, the human's first.
+
+        Raises:
+            Conflict: for a finished game, a stale ``move`` or an illegal action; the game is left unchanged.
+        """
+        game = self.game
+        if game.is_over:
+            raise Conflict(f"action: expected a running game, got one that is over after {len(game.history)} moves")
+        if move != len(game.history):
+            raise Conflict(f"move: expected {len(game.history)} (the game's current move), got {move}: reload the game")
+        if game.current_seat != self.seat:  # play_opponents always hands the turn back; kept as a guard
+            raise Conflict(f"action: expected seat {game.current_seat} to act, got an action for seat {self.seat}")
+        start = len(game.history)
+        try:
+            game.step(ACTION_NAMES.index(action))
+        except IllegalActionError as e:
+            raise Conflict(f"action {action!r}: {e}") from e
+        self.play_opponents()
+        return game.history[start:]
+
+    def record(self) -> GameRecord:
+        """The finished game's record (:mod:`nothanks_env.records`).
+
+        Raises:
+            Conflict: while the game is running (the record holds the hidden cards).
+        """
+        if not self.game.is_over:
+            raise Conflict(
+                f"record: expected a finished game, got one running at move {len(self.game.history)} "
+                f"(deal {self.game.deal_index + 1} of {self.game.config.num_deals})"
+            )
+        return record_from_game(self.game, seed=self.seed, agents=self.specs)
+
+
+def new_session(
+    config: GameConfig,
+    opponents: Sequence[str],
+    catalog: PolicyCatalog,
+    *,
+    seed: int,
+    seat: int | None = None,
+    perfect_memory: bool = False,
+    deals: Sequence[Deal] | None = None,
+) -> Session:
+    """Set up a game: seat the human (from the seed unless given), load the policies, deal.
+
+    The policies do not move yet: call :meth:`Session.play_opponents`. Seeds follow ``training.play``:
+    the human's seat from :func:`training.play.default_seat`, the policy in seat ``i`` seeded ``seed + 1 + i``.
+
+    Args:
+        config: the rules.
+        opponents: one offered policy spec per other seat, in seat order.
+        catalog: the offered policies.
+        seed: seeds the deals, the seat and the policies.
+        seat: the human's seat, or None to draw it from the seed.
+        perfect_memory: see :class:`Session`.
+        deals: fixed deals (tests).
+
+    Raises:
+        WebError: (422) for a seat out of range, the wrong number of opponents or a spec not offered.
+    """
+    n = config.num_players
+    if seat is None:
+        seat = default_seat(seed, n)
+    if not 0 <= seat < n:
+        raise WebError(f"seat: expected an int in 0..{n - 1} or null (drawn from the seed), got {seat}", 422)
+    if len(opponents) != n - 1:
+        raise WebError(f"opponents: expected {n - 1} policy specs for {n} players, got {len(opponents)}", 422)
+    others = [i for i in range(n) if i != seat]
+    policies = {
+        i: catalog.load(spec, n, seed + 1 + i, f"opponents[{k}]") for k, (i, spec) in enumerate(zip(others, opponents))
+    }
+    for p in policies.values():
+        if callable(getattr(p, "reset", None)):
+            p.reset()
+    specs = [HUMAN] * n
+    labels = ["you"] * n
+    for i, spec in zip(others, opponents):
+        specs[i] = labels[i] = spec
+    game = Game(config)
+    game.reset(seed=seed, deals=deals)
+    return Session(secrets.token_urlsafe(18), game, seat, policies, labels, specs, seed, perfect_memory)
+
+
+def play_match(config: GameConfig, specs: Sequence[str], catalog: PolicyCatalog, *, seed: int) -> GameRecord:
+    """Play a whole game between offered policies (one spec per seat) and return its record.
+
+    Raises:
+        WebError: (422) for the wrong number of specs or a spec not offered.
+    """
+    n = config.num_players
+    if len(specs) != n:
+        raise WebError(f"policies: expected {n} policy specs for {n} players, got {len(specs)}", 422)
+    policies = [catalog.load(spec, n, seed + 1 + i, f"policies[{i}]") for i, spec in enumerate(specs)]
+    for p in policies:
+        if callable(getattr(p, "reset", None)):
+            p.reset()
+    game = Game(config)
+    game.reset(seed=seed)
+    while not game.is_over:
+        view = BatchView.from_seat_view(game.seat_view(game.current_seat))
+        game.step(int(policies[game.current_seat].act_batch(view)[0]))
+    return record_from_game(game, seed=seed, agents=list(specs))
+
+
+class GameStore:
+    """Live games by id, at most ``max_games`` of them; games idle for ``idle_seconds`` expire.
+
+    Args:
+        max_games: the most live games; a new game beyond it is refused with :class:`StoreFull`.
+        idle_seconds: a game with no request for this long is dropped (checked on every request).
+        clock: seconds, monotonic (tests pass a fake clock).
+        seed: seeds the games' seeds (reproducible servers); None draws each from the OS.
+
+    Raises:
+        ValueError: for ``max_games < 1`` or ``idle_seconds <= 0``.
+    """
+
+    def __init__(
+        self,
+        max_games: int = DEFAULT_MAX_GAMES,
+        idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+        seed: int | None = None,
+    ) -> None:
+        if max_games < 1:
+            raise ValueError(f"max_games: expected an int >= 1, got {max_games}")
+        if idle_seconds <= 0:
+            raise ValueError(f"idle_seconds: expected seconds > 0, got {idle_seconds}")
+        self.max_games = max_games
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self._seeds = random.Random(seed) if seed is not None else random.SystemRandom()
+        self._games: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._games)
+
+    def next_seed(self) -> int:
+        """A seed for the next game, 0..2**31-1."""
+        with self._lock:
+            return self._seeds.randrange(2**31)
+
+    def _expire(self, now: float) -> None:
+        dead = [k for k, s in self._games.items() if now - s.last_active > self.idle_seconds]
+        for k in dead:
+            del self._games[k]
+
+    def add(self, session: Session) -> None:
+        """Hold ``session`` under its id.
+
+        Raises:
+            StoreFull: when ``max_games`` games are live after the idle ones expired.
+        """
+        with self._lock:
+            now = self.clock()
+            self._expire(now)
+            if len(self._games) >= self.max_games:
+                raise StoreFull(
+                    f"games: expected fewer than {self.max_games} live games (the server's limit), got "
+                    f"{len(self._games)}; try again once idle games expire (after {self.idle_seconds:g} s idle)"
+                )
+            session.last_active = now
+            self._games[session.id] = session
+
+    def get(self, game_id: str) -> Session:
+        """The live game ``game_id``, marked active now.
+
+        Raises:
+            GameNotFound: for an unknown or expired id.
+        """
+        with self._lock:
+            now = self.clock()
+            self._expire(now)
+            session = self._games.get(game_id)
+            if session is None:
+                raise GameNotFound(
+                    f"game: expected the id of a live game, got {game_id[:40]!r} "
+                    f"(unknown, or expired after {self.idle_seconds:g} s idle)"
+                )
+            session.last_active = now
+            return session
