@@ -241,3 +241,35 @@ def test_uniform_league_is_the_fixed_mixture_and_league_state_roundtrips():
     other = league_env("uniform").pool
     other.load_state_dict(state)
     assert other.league() == league
+
+
+def three_member_pool(**kw) -> OpponentPool:
+    members = {name: (1.0, {0: RandomPolicy(seed=k)}) for k, name in enumerate(["a", "b", "c"])}
+    return OpponentPool(members, seed=3, **kw)
+
+
+def test_homogeneous_tables_fill_every_opponent_seat_with_one_member():
+    none = three_member_pool().draw_tables(4000, 4)
+    assert np.array_equal(none, three_member_pool().draw((4000, 4)))  # share 0: the independent draws
+    same_rows = (none == none[:, :1]).all(axis=1).mean()
+    assert same_rows == pytest.approx(3 * (1 / 3) ** 4, abs=0.02)  # by chance only: 1/27
+    half = three_member_pool(homogeneous=0.5).draw_tables(4000, 4)
+    same_rows = (half == half[:, :1]).all(axis=1).mean()
+    assert same_rows == pytest.approx(0.5 + 0.5 / 27, abs=0.03)
+    everyone = three_member_pool(homogeneous=1.0).draw_tables(3000, 3)
+    assert (everyone == everyone[:, :1]).all()
+    assert np.bincount(everyone[:, 0], minlength=3) / 3000 == pytest.approx([1 / 3] * 3, abs=0.04)
+    with pytest.raises(ValueError, match=r"homogeneous: expected a share in \[0, 1\], got 1.5"):
+        three_member_pool(homogeneous=1.5)
+
+
+def test_beaten_at_sets_the_score_that_counts_as_fully_beaten():
+    pool = three_member_pool(weighting="hard", window=1, beaten_at=3.0)
+    a = pool.active[0]
+    pool.record(np.array([[-1, a, a]] * 256), np.full(256, 0.8), 3)  # 0.8 x 3 / 3 = 0.8, not clipped to 1
+    assert pool.league()["a"]["score"] == pytest.approx(0.8)
+    default = three_member_pool(weighting="hard", window=1)
+    default.record(np.array([[-1, a, a]] * 256), np.full(256, 0.8), 3)
+    assert default.league()["a"]["score"] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="beaten_at: expected a multiple of parity > 1, got 1.0"):
+        three_member_pool(beaten_at=1.0)

@@ -117,8 +117,9 @@ class LeagueSection(_Section):
     """Prioritized fictitious self-play over the scripted members (see :class:`training.vec_env.OpponentPool`).
 
     Each scripted member is drawn in proportion to ``prior x (floor + f(x))``, ``x`` being the learner's
-    normalized score against it (win share x n/2, clipped to [0, 1]; 0.5 is parity), estimated online
-    from the training games with an exponential moving average over about ``window`` games.
+    normalized score against it (win share x n / ``beaten_at``, clipped to [0, 1]; with the default 2, 0.5
+    is parity), estimated online from the training games with an exponential moving average over about
+    ``window`` games.
     """
 
     weighting: Literal["hard", "variance", "uniform"] = Field(
@@ -129,12 +130,19 @@ class LeagueSection(_Section):
     power: float = Field(2.0, gt=0.0, description="exponent of the hard weighting")
     floor: float = Field(0.05, ge=0.0, description="added to f(x) so that no member is ever dropped")
     window: int = Field(2000, ge=1, description="games per member the moving average spans (time constant)")
+    beaten_at: float = Field(
+        2.0,
+        gt=1.0,
+        description="the multiple of parity (1/n) at which a member counts as fully beaten (x = 1): raise it "
+        "to keep pressing members the learner beats but could beat by more",
+    )
 
 
 class PoolSection(_Section):
     """The opponent mixture: scripted baselines (a league, see :class:`LeagueSection`) and frozen snapshots.
 
-    Each opponent seat of each new game is drawn on its own. Once a snapshot exists, a share
+    Each opponent seat of each new game is drawn on its own, except on a share ``homogeneous`` of tables,
+    where one member drawn once fills every opponent seat. Once a snapshot exists, a share
     ``snapshot_weight`` of seats goes to snapshots (``latest_share`` of that to the newest, the rest spread
     evenly over the older ones) and the rest to the scripted specs by their league weights.
     """
@@ -146,6 +154,9 @@ class PoolSection(_Section):
     snapshot_every: int = Field(250_000, ge=1, description="learner steps between snapshots")
     max_snapshots: int = Field(8, ge=1)
     snapshot_sample: bool = Field(True, description="snapshots sample their action (else argmax)")
+    homogeneous: float = Field(
+        0.0, ge=0.0, le=1.0, description="share of tables where one member fills every opponent seat"
+    )
 
     @field_validator("scripted")
     @classmethod

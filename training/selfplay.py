@@ -68,6 +68,8 @@ def make_pool(cfg: Config):
         power=cfg.pool.league.power,
         floor=cfg.pool.league.floor,
         window=cfg.pool.league.window,
+        beaten_at=cfg.pool.league.beaten_at,
+        homogeneous=cfg.pool.homogeneous,
         chip_memory=cfg.env.chip_memory,
         activation=cfg.ppo.activation,
         snapshot_sample=cfg.pool.snapshot_sample,

@@ -70,7 +70,8 @@ def pfsp_weight(x: np.ndarray, weighting: Weighting, power: float) -> np.ndarray
 
     Args:
         x: float64, any shape: the learner's *normalized* score against each opponent, in [0, 1]:
-            its win share times n/2 at n players, clipped (0.5 = parity, 1 = wins twice its share).
+            its win share times n / ``beaten_at`` at n players, clipped (with the default ``beaten_at = 2``,
+            0.5 = parity and 1 = wins twice its share).
         weighting: ``hard``: ``(1 - x) ** power``, most weight on what beats the learner; ``variance``:
             ``x * (1 - x)``, most weight on even matches; ``uniform``: 1 (a fixed mixture, as before).
         power: exponent of ``hard``.
@@ -88,14 +89,18 @@ def pfsp_weight(x: np.ndarray, weighting: Weighting, power: float) -> np.ndarray
 
 
 class OpponentPool:
-    """Scripted baselines plus up to ``max_snapshots`` frozen snapshots; draws one opponent per seat.
+    """Scripted baselines plus up to ``max_snapshots`` frozen snapshots; draws the opponents of each table.
 
-    Before the first snapshot every seat is drawn from the scripted members. Afterwards a share
+    Each opponent seat is drawn on its own, except that a share ``homogeneous`` of tables seat one member
+    drawn once in every opponent seat (the gauntlet's "(P-1) x X" tables, where a policy that only meets
+    a member next to others never learns to exploit it). Before the first snapshot every seat is drawn
+    from the scripted members. Afterwards a share
     ``snapshot_weight`` of seats go to snapshots: ``latest_share`` of those to the newest, the rest evenly
     to the older ones (all to the newest while it is the only one).
 
     **League (PFSP).** The scripted share is split by ``prior x (floor + pfsp_weight(x))``, where ``x`` is
-    the learner's normalized score against that member (see :func:`pfsp_weight`), estimated from the games
+    the learner's normalized score against that member (win share x n / ``beaten_at``, clipped to [0, 1];
+    see :func:`pfsp_weight`), estimated from the games
     being played: every finished game updates an exponential moving average for each member seated in
     it (once per seat it filled), with time constant ``window`` games. The score starts at parity; the
     reported win rate starts at the first batch's mean. With ``weighting="uniform"`` the split is the
@@ -103,8 +108,9 @@ class OpponentPool:
 
     Args:
         scripted: name -> (prior weight, {num_players: policy}).
-        snapshot_weight, latest_share, max_snapshots: the mixture (see :class:`training.config.PoolSection`).
-        weighting, power, floor, window: the league (see :class:`training.config.PFSPSection`).
+        snapshot_weight, latest_share, max_snapshots, homogeneous: the mixture (see
+            :class:`training.config.PoolSection`).
+        weighting, power, floor, window, beaten_at: the league (see :class:`training.config.LeagueSection`).
         chip_memory, activation, snapshot_sample: how snapshots encode and act.
         seed: seeds the draws and the snapshots' sampling.
     """
@@ -120,6 +126,8 @@ class OpponentPool:
         power: float = 2.0,
         floor: float = 0.05,
         window: int = 2000,
+        beaten_at: float = 2.0,
+        homogeneous: float = 0.0,
         chip_memory: bool = True,
         activation: str = "relu",
         snapshot_sample: bool = True,
@@ -130,11 +138,16 @@ class OpponentPool:
         pfsp_weight(np.zeros(1), weighting, power)  # validates weighting
         if window < 1 or floor < 0:
             raise ValueError(f"window, floor: expected window >= 1 and floor >= 0, got {window}, {floor}")
+        if beaten_at <= 1.0:
+            raise ValueError(f"beaten_at: expected a multiple of parity > 1, got {beaten_at}")
+        if not 0.0 <= homogeneous <= 1.0:
+            raise ValueError(f"homogeneous: expected a share in [0, 1], got {homogeneous}")
         self.rng = np.random.default_rng(seed)
         self.snapshot_weight = snapshot_weight
         self.latest_share = latest_share
         self.max_snapshots = max_snapshots
         self.weighting, self.power, self.floor, self.window = weighting, power, floor, window
+        self.beaten_at, self.homogeneous = beaten_at, homogeneous
         self.chip_memory = chip_memory
         self.activation = activation
         self.snapshot_sample = snapshot_sample
@@ -227,7 +240,7 @@ class OpponentPool:
             win: float64 (G,): the learner's win share in each game (1, 1/k on a k-way tie, else 0).
             num_players: P.
         """
-        x = np.clip(win * num_players / 2.0, 0.0, 1.0)
+        x = np.clip(win * num_players / self.beaten_at, 0.0, 1.0)
         rows, cols = np.nonzero(opponents >= 0)
         self._pending.append((opponents[rows, cols], win[rows], x[rows]))
         self._pending_games += len(win)
@@ -285,6 +298,19 @@ class OpponentPool:
         """Member ids, int64 of ``shape``, drawn independently by :meth:`probabilities`."""
         ids = self.rng.choice(np.array(self.active), size=shape, p=self.probabilities())
         return ids.astype(np.int64)
+
+    def draw_tables(self, num_tables: int, num_players: int) -> np.ndarray:
+        """Member ids for every seat of ``num_tables`` new tables, int64 (num_tables, num_players).
+
+        Seats are drawn independently by :meth:`probabilities`, except on a share :attr:`homogeneous` of
+        the rows (each row on its own), where one member drawn by the same probabilities fills every seat.
+        The caller overwrites the learner's seat. With ``homogeneous = 0`` this is exactly :meth:`draw`.
+        """
+        ids = self.draw((num_tables, num_players))
+        if self.homogeneous > 0.0:
+            same = self.rng.random(num_tables) < self.homogeneous
+            ids[same] = self.draw((int(same.sum()), 1))
+        return ids
 
     def composition(self, reset: bool = True) -> dict[str, float]:
         """Share of opponent seats drawn per member name (snapshots grouped as ``snapshots``) since last reset."""
@@ -507,7 +533,7 @@ class SelfPlayVecEnv(VecEnv):
     def _seat(self, num_players: int, rng: np.random.Generator, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Learner seats drawn uniformly, every other seat's opponent drawn from the pool (and counted)."""
         learner = rng.integers(0, num_players, len(idx))
-        ids = self.pool.draw((len(idx), num_players))
+        ids = self.pool.draw_tables(len(idx), num_players)
         ids[np.arange(len(idx)), learner] = -1
         names = [self.pool.members[i].name for i in ids[ids >= 0].tolist()]
         self.pool.drawn.update("snapshots" if n.startswith("snap@") else n for n in names)
