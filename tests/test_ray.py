@@ -39,10 +39,15 @@ RLLIB_SMOKE = str(CONFIG_DIR / "rllib_smoke.yaml")
 @pytest.fixture(scope="module")
 def ray_local():
     """One embedded Ray with one CPU for the whole module (as ``--ray`` without an address starts it)."""
+    import os
+
     import ray
 
     from training.ray_backend import connect
 
+    # A Ray worker that takes longer than this to start is killed (default 60 s); on a loaded CI machine,
+    # under nice, starting a Python worker can take that long.
+    os.environ.setdefault("RAY_worker_register_timeout_seconds", "600")
     connect("local", num_cpus=1)
     yield ray
     ray.shutdown()

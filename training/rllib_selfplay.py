@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import numbers
 import os
 import random
 import shutil
@@ -51,6 +52,13 @@ from typing import Any, Literal
 
 import torch
 from pydantic import Field, model_validator
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.utils.metrics import (
+    ENV_RUNNER_RESULTS,
+    LEARNER_RESULTS,
+    NUM_ENV_STEPS_SAMPLED,
+    NUM_ENV_STEPS_SAMPLED_LIFETIME,
+)
 
 from training import checkpoints as ckpt
 from training.config import (
@@ -160,7 +168,10 @@ def map_seat(agent_id: str, episode: Any, *, num_players: int, snapshot_weight: 
 
     Deterministic in the episode id, so every seat of an episode sees the same draw: one learner seat,
     and each other seat a snapshot with probability ``snapshot_weight`` (slot uniform), else the learner.
+    Without an episode (RLlib inferring spaces at build time) every agent maps to the learner.
     """
+    if episode is None:
+        return LEARNER
     rng = random.Random(str(episode.id_))
     learner_seat = rng.randrange(num_players)
     draws = [(rng.random(), rng.randrange(snapshots)) for _ in range(num_players)]
@@ -170,33 +181,28 @@ def map_seat(agent_id: str, episode: Any, *, num_players: int, snapshot_weight: 
     return f"snapshot_{draws[seat][1]}"
 
 
-def _snapshot_callback_cls():
-    from ray.rllib.callbacks.callbacks import RLlibCallback
-    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED, NUM_ENV_STEPS_SAMPLED_LIFETIME
+class SnapshotCallback(RLlibCallback):
+    """Freezes copies of the learner into the snapshot modules (RLlib's callback extension point).
 
-    class SnapshotCallback(RLlibCallback):
-        """Freezes copies of the learner into the snapshot modules (RLlib's callback extension point).
+    At start every slot gets the initial learner; then every ``env_config["snapshot_every"]`` env steps
+    the learner is copied into slot ``(steps // every) % K``. The slot follows from the step count alone,
+    so a resumed run continues the rotation.
+    """
 
-        ``env_config["snapshot_every"]`` env steps apart, into slot ``(steps // every) % K``; the slot
-        follows from the step count alone, so a resumed run continues the rotation.
-        """
+    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+        if algorithm.config.env_config.get("fill_snapshots", True):
+            copy_learner(algorithm, [m for m in algorithm.config.policies if m != LEARNER])
 
-        def on_algorithm_init(self, *, algorithm, **kwargs) -> None:
-            if algorithm.config.env_config.get("fill_snapshots", True):
-                copy_learner(algorithm, [m for m in algorithm.config.policies if m != LEARNER])
-
-        def on_train_result(self, *, algorithm, result, **kwargs) -> None:
-            every = algorithm.config.env_config["snapshot_every"]
-            slots = [m for m in algorithm.config.policies if m != LEARNER]
-            runners = result.get(ENV_RUNNER_RESULTS, {})
-            now = int(runners.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
-            before = now - int(runners.get(NUM_ENV_STEPS_SAMPLED, 0))
-            if now // every > before // every:
-                slot = slots[(now // every) % len(slots)]
-                copy_learner(algorithm, [slot])
-                result["snapshot_slot"] = slot
-
-    return SnapshotCallback
+    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        every = algorithm.config.env_config["snapshot_every"]
+        slots = sorted(m for m in algorithm.config.policies if m != LEARNER)
+        runners = result.get(ENV_RUNNER_RESULTS, {})
+        now = int(runners.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
+        before = now - int(runners.get(NUM_ENV_STEPS_SAMPLED, 0))
+        if now // every > before // every:
+            slot = slots[(now // every) % len(slots)]
+            copy_learner(algorithm, [slot])
+            result["snapshot_slot"] = slot
 
 
 def copy_learner(algorithm: Any, module_ids: list[str]) -> None:
@@ -251,7 +257,7 @@ def algorithm_config(cfg: RLlibConfig):
             grad_clip=p.max_grad_norm,
             use_kl_loss=False,
         )
-        .callbacks(_snapshot_callback_cls())
+        .callbacks(SnapshotCallback)
         .learners(num_learners=0)
         .debugging(seed=cfg.run.seed, log_level="ERROR")
     )
@@ -335,6 +341,7 @@ class RLlibTrainer:
             config.env_config["fill_snapshots"] = False  # the checkpoint holds them
         self.algo = config.build_algo()
         self.env_steps, self.learner_steps, self.iteration = 0, 0, 0
+        self.seconds = 0.0  # wall time inside algo.train(), all sessions of the run
         self.evals: list[dict[str, Any]] = []
         self.best: dict[str, Any] = {"score": -1.0, "env_steps": None}
         self.next_eval = 0
@@ -343,18 +350,21 @@ class RLlibTrainer:
             st = json.loads((resume_from / STATE_FILE).read_text())
             self.env_steps, self.learner_steps = st["env_steps"], st["learner_steps"]
             self.iteration, self.evals, self.best = st["iteration"], st["evals"], st["best"]
-            self.next_eval = st["next_eval"]
+            self.next_eval, self.seconds = st["next_eval"], st["seconds"]
         self.writer = SummaryWriter(str(run_dir))
         self.stop_requested = False
 
     # ---------------------------------------------------------------- pieces
-    def learner_policy(self) -> ckpt.MLPPolicy:
-        from training.rllib_module import actor_weights
+    def learner_weights(self) -> dict[str, torch.Tensor]:
+        """The learner's actor in our ``layers.{i}`` naming, read from RLlib's LearnerGroup."""
+        from training.rllib_module import actor_weights_from_state
 
-        module = self.algo.learner_group._learner.module[LEARNER]
+        return actor_weights_from_state(self.algo.learner_group.get_weights(module_ids=[LEARNER])[LEARNER])
+
+    def learner_policy(self) -> ckpt.MLPPolicy:
         cfg = self.cfg
         return ckpt.MLPPolicy(
-            actor_weights(module), activation=cfg.ppo.activation, chip_memory=cfg.env.chip_memory, name="learner"
+            self.learner_weights(), activation=cfg.ppo.activation, chip_memory=cfg.env.chip_memory, name="learner"
         )
 
     def _state(self) -> dict[str, Any]:
@@ -367,6 +377,7 @@ class RLlibTrainer:
             "evals": self.evals,
             "best": self.best,
             "next_eval": self.next_eval,
+            "seconds": self.seconds,
             "last_eval": self.evals[-1]["results"] if self.evals else None,
         }
 
@@ -390,12 +401,9 @@ class RLlibTrainer:
         return final
 
     def _export(self, out: Path, evals: Any = None) -> Path:
-        from training.rllib_module import actor_weights
-
-        module = self.algo.learner_group._learner.module[LEARNER]
         last = evals if evals is not None else (self.evals[-1]["results"] if self.evals else None)
         meta = checkpoint_metadata(self.cfg, self.run_dir.name, self.env_steps, last)
-        return ckpt.save_checkpoint(out, actor_weights(module), meta, overwrite=True)
+        return ckpt.save_checkpoint(out, self.learner_weights(), meta, overwrite=True)
 
     def evaluate(self, games: int, seed: int) -> dict[str, Any]:
         from training.selfplay import evaluate_policy
@@ -421,8 +429,6 @@ class RLlibTrainer:
             self._export(self.run_dir / "checkpoints" / "best", res)
 
     def log(self, result: dict[str, Any], seconds: float, steps: int) -> None:
-        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS
-
         t, w = self.env_steps, self.writer
         runners = result.get(ENV_RUNNER_RESULTS, {})
         w.add_scalar("charts/env_steps_per_s", steps / seconds, t)
@@ -432,15 +438,13 @@ class RLlibTrainer:
         for module, value in runners.get("module_episode_returns_mean", {}).items():
             w.add_scalar(f"charts/return_mean/{module}", value, t)
         for key, value in result.get(LEARNER_RESULTS, {}).get(LEARNER, {}).items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            if isinstance(value, numbers.Real) and not isinstance(value, bool):
                 w.add_scalar(f"losses/{key}", value, t)
         if "snapshot_slot" in result:
             w.add_scalar("pool/snapshot_taken", int(result["snapshot_slot"].rsplit("_", 1)[1]), t)
 
     # ---------------------------------------------------------------- main loop
     def train(self) -> None:
-        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
-
         from training.selfplay import _graceful_stop
 
         cfg = self.cfg
@@ -452,6 +456,7 @@ class RLlibTrainer:
                 start = time.perf_counter()
                 result = self.algo.train()
                 seconds = time.perf_counter() - start
+                self.seconds += seconds
                 runners = result.get(ENV_RUNNER_RESULTS, {})
                 before = self.env_steps
                 self.env_steps = int(runners.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, before))
@@ -486,11 +491,49 @@ class RLlibTrainer:
         for key, r in res.items():
             self.writer.add_scalar(f"eval/{key}/final_win_rate", r["win_rate"], self.env_steps)
         path = self._export(self.run_dir / "checkpoints" / "final", res)
-        best = {"score": self.best["score"], "timesteps": self.best["env_steps"]}
-        text = summary_table(res, self.env_steps, 0.0, best, self.run_dir.name)
+        best = {"score": self.best["score"], "timesteps": f"{self.best['env_steps']} (env steps)"}
+        text = summary_table(res, self.learner_steps, self.seconds, best, self.run_dir.name)
+        text += f"\n{self.env_steps:,} env steps (decisions of every seat) in all.\n"
         (self.run_dir / "final_eval.md").write_text(text)
         print(text)
         print(f"exported: {path}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- benchmark
+def bench_rllib(args: argparse.Namespace) -> dict[str, float]:
+    """Print and return RLlib PPO's throughput on ``configs/rllib.yaml``: env and learner steps/s of ``train()``.
+
+    One warm-up iteration, then ``args.iterations`` timed ones (sampling *and* PPO updates, as the SB3
+    figure of ``benchmark selfplay``). ``args`` carries ``iterations``, ``env_runners``, ``envs_per_runner``,
+    ``address`` and ``set`` (overrides). Wired as ``python -m training.benchmark rllib``.
+    """
+    from training.ray_backend import connect
+
+    sets = [*args.set, f"env.env_runners={args.env_runners}", f"env.envs_per_runner={args.envs_per_runner}"]
+    cfg = load_config(None, sets, RLlibConfig, default=DEFAULT_RLLIB_CONFIG)
+    torch.set_num_threads(cfg.run.torch_threads)
+    connect(args.address, num_cpus=max(1, cfg.env.env_runners))
+    algo = algorithm_config(cfg).build_algo()
+
+    def counts(result: dict) -> tuple[int, int]:
+        runners = result[ENV_RUNNER_RESULTS]
+        return int(runners[NUM_ENV_STEPS_SAMPLED_LIFETIME]), int(runners["num_module_steps_sampled_lifetime"][LEARNER])
+
+    env0, learner0 = counts(algo.train())
+    start = time.perf_counter()
+    for _ in range(args.iterations):
+        result = algo.train()
+    seconds = time.perf_counter() - start
+    env1, learner1 = counts(result)
+    algo.stop()
+    out = {"env_steps_per_s": (env1 - env0) / seconds, "learner_steps_per_s": (learner1 - learner0) / seconds}
+    print(
+        f"rllib PPO ({cfg.env.env_runners} remote EnvRunners x {cfg.env.envs_per_runner} envs, "
+        f"train_batch_size {cfg.ppo.train_batch_size}, {cfg.num_players} players): {args.iterations} iterations "
+        f"in {seconds:.1f} s: {out['env_steps_per_s']:,.0f} env steps/s (every seat's decisions), "
+        f"{out['learner_steps_per_s']:,.0f} learner steps/s (the trained module's decisions)"
+    )
+    return out
 
 
 # --------------------------------------------------------------------------- command line

@@ -28,7 +28,6 @@ import json
 import sys
 import tempfile
 from collections.abc import Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +181,7 @@ def sweep(sweep_cfg: SweepConfig, base: Path, *, address: str = "local", resume:
 
     connect(address)
     trainable = tune.with_resources(
-        tune.with_parameters(partial(run_trial), base=str(base), overrides=list(sweep_cfg.set)),
+        tune.with_parameters(run_trial, base=str(base), overrides=list(sweep_cfg.set)),
         {"cpu": sweep_cfg.cpus_per_trial},
     )
     if resume is not None:
