@@ -60,9 +60,9 @@ def connect(address: str = LOCAL, *, num_cpus: int | None = None) -> Any:
         raise ValueError("Ray address: expected 'local', 'auto', HOST:PORT or ray://HOST:PORT, got ''")
     if ray.is_initialized():
         return ray
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-    if address == LOCAL:
-        kwargs["num_cpus"] = num_cpus
+    kwargs: dict[str, Any] = {"log_to_driver": False}
+    if address == LOCAL:  # a cluster has its own CPUs and dashboard; Ray Client refuses these arguments
+        kwargs |= {"num_cpus": num_cpus, "include_dashboard": False}
     try:
         ray.init(address=address, **kwargs)
     except ConnectionError as e:
