@@ -302,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--envs-per-runner", type=int, default=8, help="games per EnvRunner")
     p.add_argument("--address", default="local", help="Ray address (default: embedded on this machine)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override configs/rllib.yaml")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or this process's CPU time")
     p.set_defaults(func=_bench_rllib)
 
     p = subparsers.add_parser("serve", help="latency of one move over HTTP against the web server")

@@ -411,7 +411,9 @@ def bench_rllib(args: argparse.Namespace) -> dict[str, float]:
 
     One warm-up iteration, then ``args.iterations`` timed ones (sampling *and* PPO updates, as the SB3
     figure of ``benchmark selfplay``). ``args`` carries ``iterations``, ``env_runners``, ``envs_per_runner``,
-    ``address`` and ``set`` (overrides). Wired as ``python -m training.benchmark rllib``.
+    ``address``, ``set`` (overrides) and ``clock`` (``"wall"``, or ``"cpu"``: this process's CPU time,
+    meaningful with ``env_runners=0``, where sampling and learning both run here). Wired as
+    ``python -m training.benchmark rllib``.
     """
     from training.ray_backend import connect
 
@@ -425,19 +427,20 @@ def bench_rllib(args: argparse.Namespace) -> dict[str, float]:
         runners = result[ENV_RUNNER_RESULTS]
         return int(runners[NUM_ENV_STEPS_SAMPLED_LIFETIME]), int(runners["num_module_steps_sampled_lifetime"][LEARNER])
 
+    clock = time.process_time if getattr(args, "clock", "wall") == "cpu" else time.perf_counter
     env0, learner0 = counts(algo.train())
-    start = time.perf_counter()
+    start = clock()
     for _ in range(args.iterations):
         result = algo.train()
-    seconds = time.perf_counter() - start
+    seconds = clock() - start
     env1, learner1 = counts(result)
     algo.stop()
     out = {"env_steps_per_s": (env1 - env0) / seconds, "learner_steps_per_s": (learner1 - learner0) / seconds}
     print(
         f"rllib PPO ({cfg.env.env_runners} remote EnvRunners x {cfg.env.envs_per_runner} envs, "
         f"train_batch_size {cfg.ppo.train_batch_size}, {cfg.num_players} players): {args.iterations} iterations "
-        f"in {seconds:.1f} s: {out['env_steps_per_s']:,.0f} env steps/s (every seat's decisions), "
-        f"{out['learner_steps_per_s']:,.0f} learner steps/s (the trained module's decisions)"
+        f"in {seconds:.1f} s ({getattr(args, 'clock', 'wall')} clock): {out['env_steps_per_s']:,.0f} env steps/s "
+        f"(every seat's decisions), {out['learner_steps_per_s']:,.0f} learner steps/s (the trained module's)"
     )
     return out
 
