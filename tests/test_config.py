@@ -8,11 +8,31 @@ import yaml
 from training.config import CONFIG_DIR, ConfigError, load_config, parse_overrides
 from training.selfplay import split_dotted_flags
 
+SELFPLAY_CONFIGS = sorted(p for p in CONFIG_DIR.glob("*.yaml") if not p.name.startswith(("rllib", "sweep")))
 
-@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.yaml")), ids=lambda p: p.name)
+
+@pytest.mark.parametrize("path", SELFPLAY_CONFIGS, ids=lambda p: p.name)
 def test_shipped_configs_validate(path):
     cfg = load_config(path)
     assert cfg.ppo.batch_size <= cfg.n_envs * cfg.ppo.n_steps
+
+
+@pytest.mark.parametrize("name", ["rllib.yaml", "rllib_smoke.yaml"])
+def test_shipped_rllib_configs_validate(name):
+    from training.rllib_config import RLlibConfig
+
+    cfg = load_config(CONFIG_DIR / name, model=RLlibConfig)
+    assert cfg.num_players == 3 and cfg.ppo.minibatch_size <= cfg.ppo.train_batch_size
+    assert cfg.module_ids() == ["learner", *(f"snapshot_{i}" for i in range(cfg.pool.snapshots))]
+
+
+def test_shipped_sweep_validates_against_its_base():
+    from training.sweep import load_sweep
+
+    sweep, base = load_sweep(CONFIG_DIR / "sweep.yaml")
+    assert base == CONFIG_DIR / "selfplay.yaml"
+    assert list(sweep.space) == ["ppo.learning_rate", "ppo.ent_coef", "pool.snapshot_weight"]
+    assert sweep.space["ppo.learning_rate"].grid == [1.0e-4, 3.0e-4]
 
 
 def test_default_config_is_three_players_standard_rules():

@@ -3,6 +3,7 @@
     python -m training.benchmark env [--seconds S] [--players 3 5 7] [--clock wall|cpu]
     python -m training.benchmark eval [--games N] [--workers W] [--seed S]
     python -m training.benchmark selfplay [--steps N] [--naive-steps N] [--players P] [--snapshots K]
+    python -m training.benchmark rllib [--iterations N] [--env-runners R] [--envs-per-runner E] [--address A]
     python -m training.benchmark serve [--opponents SPEC ...] [--moves N] [--preset P] [--seed S]
     python -m training.benchmark gym [--seconds S] [--players 3 5 7] [--opponents SPEC] [--num-envs N]
                                      [--opponent-rng per_env|shared]
@@ -295,6 +296,15 @@ def build_parser() -> argparse.ArgumentParser:
         add_arguments(p)
         p.set_defaults(func=_bench_selfplay)
 
+    p = subparsers.add_parser("rllib", help="env and learner steps/s of RLlib PPO self-play (the ray extra)")
+    p.add_argument("--iterations", type=int, default=5, help="timed training iterations after one warm-up")
+    p.add_argument("--env-runners", type=int, default=0, help="remote EnvRunners (0: sample in the driver)")
+    p.add_argument("--envs-per-runner", type=int, default=8, help="games per EnvRunner")
+    p.add_argument("--address", default="local", help="Ray address (default: embedded on this machine)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override configs/rllib.yaml")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or this process's CPU time")
+    p.set_defaults(func=_bench_rllib)
+
     p = subparsers.add_parser("serve", help="latency of one move over HTTP against the web server")
     from training.web.bench import add_arguments as add_serve_arguments  # numpy only; the web extra loads later
 
@@ -313,6 +323,15 @@ def _bench_selfplay(args: argparse.Namespace) -> None:
     from training.bench_selfplay import bench_selfplay
 
     bench_selfplay(args)
+
+
+def _bench_rllib(args: argparse.Namespace) -> None:
+    try:
+        from training.rllib_selfplay import bench_rllib  # imports ray: only with the ray extra
+    except ImportError as exc:
+        sys.exit(f"benchmark rllib needs the ray extra (pip install -e '.[train,ray]'): {exc}")
+
+    bench_rllib(args)
 
 
 def _bench_serve(args: argparse.Namespace) -> None:

@@ -13,7 +13,7 @@ decisions of opponents.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -310,17 +310,29 @@ def _plain(v: Any) -> Any:
     return {k: _plain(x) for k, x in v.items()} if isinstance(v, dict) else v
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
+M = TypeVar("M", bound=BaseModel)
+
+
+def load_config(
+    path: str | Path | None = None,
+    overrides: list[str] | None = None,
+    model: type[M] = Config,
+    *,
+    default: Path = DEFAULT_CONFIG,
+) -> M:
     """Read a YAML config, apply ``overrides`` (``KEY.PATH=VALUE``) and validate.
 
     Args:
-        path: YAML file; ``None`` reads :data:`DEFAULT_CONFIG`.
+        path: YAML file; ``None`` reads ``default``.
         overrides: dotted assignments applied on top of the file.
+        model: the pydantic model to validate into (:class:`Config` for ``training.selfplay``; other entry
+            points pass theirs, e.g. :class:`training.rllib_selfplay.RLlibConfig`).
+        default: the file read when ``path`` is ``None`` (:data:`DEFAULT_CONFIG`).
 
     Raises:
         ConfigError: if the file is missing or not a YAML mapping, or a key is unknown or ill-typed.
     """
-    path = Path(path) if path is not None else DEFAULT_CONFIG
+    path = Path(path) if path is not None else default
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     try:
@@ -330,17 +342,17 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path}: expected a mapping of sections, got {type(data).__name__}")
     source = str(path) + (f" with overrides {overrides}" if overrides else "")
-    return config_from_dict(_merge(data, parse_overrides(overrides or [])), source=source)
+    return config_from_dict(_merge(data, parse_overrides(overrides or [])), source=source, model=model)
 
 
-def config_from_dict(data: dict[str, Any], source: str = "(dict)") -> Config:
-    """Validate a nested dict into a :class:`Config`; raises :class:`ConfigError` naming each bad key."""
+def config_from_dict(data: dict[str, Any], source: str = "(dict)", model: type[M] = Config) -> M:
+    """Validate a nested dict into ``model`` (a :class:`Config`); raises :class:`ConfigError` naming each bad key."""
     try:
-        return Config.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as e:
         raise ConfigError(_format_errors(e, source)) from None
 
 
-def dump_config(config: Config, path: str | Path) -> None:
+def dump_config(config: BaseModel, path: str | Path) -> None:
     """Write the resolved config as YAML (every value, defaults included)."""
     Path(path).write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))

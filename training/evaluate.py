@@ -39,6 +39,7 @@ Command line::
 
     python -m training.evaluate --players 3 --policy heuristic --opponents threshold threshold \\
         --games 5000 --seed 0 --workers 2 --json out.json --csv out.csv
+    python -m training.evaluate --policy ppo-3p --opponents heuristic --ray auto   # chunks as Ray tasks
 """
 
 from __future__ import annotations
@@ -175,14 +176,24 @@ def _start_method() -> str:
 
 
 def run_many(
-    jobs: Sequence[GamesJob], *, workers: int = 1, progress: bool = False, desc: str = "games"
+    jobs: Sequence[GamesJob],
+    *,
+    workers: int = 1,
+    progress: bool = False,
+    desc: str = "games",
+    ray: str | None = None,
 ) -> list[tuple[np.ndarray, float]]:
-    """Play several jobs' games in chunks, inline or in one pool of ``workers`` processes.
+    """Play several jobs' games in chunks, inline, in one pool of ``workers`` processes, or as Ray tasks.
 
     Chunks of all jobs share the pool (submitted in job order, so put slow jobs first to balance the
-    load). A job's results do not depend on ``workers`` nor on the other jobs: each chunk reseeds its
-    job's policies from ``(job.seed, chunk index)``. Policies are pickled to the workers once; an object
-    used by several jobs stays one object there.
+    load). A job's results do not depend on ``workers``, on Ray nor on the other jobs: each chunk reseeds
+    its job's policies from ``(job.seed, chunk index)``. Policies are pickled to the workers once; an
+    object used by several jobs stays one object there.
+
+    Args:
+        ray: a Ray address (``"local"`` starts Ray embedded on this machine with ``workers`` CPUs;
+            ``"auto"``, ``HOST:PORT``, ``ray://HOST:PORT`` join a cluster): every chunk becomes a Ray task
+            (see :mod:`training.ray_backend`). ``None`` (default): no Ray.
 
     Returns:
         Per job: int64 (G, P) penalties, as :func:`play_games`, and the seconds its chunks took (summed
@@ -203,7 +214,12 @@ def run_many(
         if bar:
             bar.update(sl.stop - sl.start)
 
-    if workers <= 1 or len(tasks) == 1:
+    if ray is not None:
+        from training.ray_backend import run_chunks
+
+        for j, sl, result in run_chunks(jobs, tasks, address=ray, num_cpus=workers):
+            store(j, sl, result)
+    elif workers <= 1 or len(tasks) == 1:
         for j, i, sl in tasks:
             job = jobs[j]
             store(j, sl, _timed_chunk(job.policies, job.config, job.seed, i, job.deck[sl], job.removed[sl],
@@ -235,14 +251,16 @@ def run_games(
     workers: int = 1,
     progress: bool = False,
     desc: str = "games",
+    ray: str | None = None,
 ) -> np.ndarray:
-    """:func:`play_games` in chunks of ``CHUNK_DEALS * P`` games, inline or in ``workers`` processes.
+    """:func:`play_games` in chunks of ``CHUNK_DEALS * P`` games, inline, in ``workers`` processes or on Ray.
 
     Games must be grouped by deal (the ``P`` rotations of a deal adjacent); chunk ``i`` reseeds every
-    policy from ``(seed, i)``. Returns int64 (G, P) penalties, as :func:`play_games`.
+    policy from ``(seed, i)``. ``ray`` is a Ray address, as for :func:`run_many`. Returns int64 (G, P)
+    penalties, as :func:`play_games`.
     """
     job = GamesJob(list(policies), config, deck, removed, seating, seed)
-    return run_many([job], workers=workers, progress=progress, desc=desc)[0][0]
+    return run_many([job], workers=workers, progress=progress, desc=desc, ray=ray)[0][0]
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -517,6 +535,7 @@ def evaluate(
     config: GameConfig | None = None,
     workers: int = 1,
     progress: bool = False,
+    ray: str | None = None,
 ) -> EvalReport:
     """Play candidates against opponents with rotated seats and duplicate deals (see module docstring).
 
@@ -528,8 +547,10 @@ def evaluate(
         games: games to play, rounded up to a multiple of ``num_players``.
         seed: fixes every deal and every policy's RNG.
         config: rule variant (default: standard rules for ``num_players``); ``num_deals`` must be 1.
-        workers: processes to run in (1 = this process).
+        workers: processes to run in (1 = this process); with ``ray="local"``, the CPUs of the embedded Ray.
         progress: show a progress bar.
+        ray: a Ray address to run the chunks of games on as Ray tasks (see :func:`run_many`); the report
+            is the same as without it.
 
     Returns:
         :class:`EvalReport`; e.g. ``report.win_rate[agent.name]``.
@@ -540,7 +561,7 @@ def evaluate(
     m = plan_matchup(candidates, opponents, num_players=num_players, games=games, seed=seed, config=config)
     start = time.perf_counter()
     penalties = run_games(
-        m.policies, m.config, m.deck, m.removed, m.seating, seed=seed, workers=workers, progress=progress
+        m.policies, m.config, m.deck, m.removed, m.seating, seed=seed, workers=workers, progress=progress, ray=ray
     )
     return m.report(penalties, time.perf_counter() - start)
 
@@ -580,12 +601,16 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--json", help="write the report as JSON to this path")
     ap.add_argument("--csv", help="write one row per policy as CSV to this path")
     ap.add_argument("--no-progress", action="store_true")
+    from training.ray_backend import add_ray_argument
+
+    add_ray_argument(ap)
     return ap
 
 
 def main(argv: Sequence[str] | None = None) -> EvalReport:
     from rich.console import Console
 
+    from training.ray_backend import connect
     from training.specs import load_policy
 
     args = build_parser().parse_args(argv)
@@ -601,7 +626,9 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
         opponents = [opponent(s) for s in args.opponents]
         config = GameConfig(num_players=args.players, opponent_chips=args.opponent_chips)
         plan_matchup(candidates, opponents, num_players=args.players, games=args.games, seed=args.seed, config=config)
-    except (ValueError, OSError) as e:
+        if args.ray is not None:
+            connect(args.ray, num_cpus=args.workers)
+    except (ValueError, OSError, ImportError) as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
     report = evaluate(
@@ -613,6 +640,7 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
         config=config,
         workers=args.workers,
         progress=not args.no_progress,
+        ray=args.ray,
     )
     console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: do not wrap
     console.print(report.table())

@@ -302,6 +302,7 @@ def gauntlet(
     config: GameConfig | None = None,
     workers: int = 1,
     progress: bool = False,
+    ray: str | None = None,
 ) -> GauntletReport:
     """Evaluate ``policy`` against every column (method in the module docstring).
 
@@ -315,6 +316,8 @@ def gauntlet(
         config: rule variant (default: standard rules); ``num_deals`` must be 1.
         workers: processes shared by all the columns (1 = this process).
         progress: show a progress bar over all the games.
+        ray: a Ray address to play the chunks of every column on as Ray tasks
+            (:func:`training.evaluate.run_many`); the report is the same.
 
     Returns:
         :class:`GauntletReport`, rows in the order of ``columns``.
@@ -348,7 +351,7 @@ def gauntlet(
         plans.append(plan_matchup([policy], seats, num_players=num_players, games=n, seed=seed, config=config))
     order = sorted(range(len(columns)), key=lambda i: columns[i].max_games is None)  # slow columns first
     start = time.perf_counter()
-    played = run_many([plans[i] for i in order], workers=workers, progress=progress, desc=policy.name)
+    played = run_many([plans[i] for i in order], workers=workers, progress=progress, desc=policy.name, ray=ray)
     seconds = time.perf_counter() - start
     results = dict(zip(order, played))
     report = GauntletReport(policy.name, num_players, games, seed, seconds, workers)
@@ -394,6 +397,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from training.ray_backend import add_ray_argument
+
     ap = _Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=3, help="table size, 3..7")
     ap.add_argument("--policy", nargs="+", help="policy spec(s) to put through the gauntlet (training.specs)")
@@ -407,6 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--md", help="write Markdown tables to this path")
     ap.add_argument("--list", action="store_true", help="print the standard columns and exit")
     ap.add_argument("--no-progress", action="store_true")
+    add_ray_argument(ap)
     return ap
 
 
@@ -462,11 +468,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             candidates = [load_policy(spec, num_players=args.players) for spec in args.policy]
         except ValueError as e:
             raise ValueError(f"--policy: {e}") from e
+        if args.ray is not None:
+            from training.ray_backend import connect
+
+            connect(args.ray, num_cpus=args.workers)
         reports = []
         for policy in candidates:
             report = gauntlet(
                 policy, num_players=args.players, games=args.games, seed=args.seed, columns=columns,
                 column_games=column_games, config=config, workers=args.workers, progress=not args.no_progress,
+                ray=args.ray,
             )  # fmt: skip
             reports.append(report)
             console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: no wrapping
@@ -476,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{report.games_played} games in {report.seconds:.1f} s ({report.games_per_second:,.0f} games/s, "
                 f"{args.workers} worker(s)).{note}"
             )
-    except ValueError as e:
+    except (ValueError, OSError, ImportError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if len(reports) > 1:

@@ -31,6 +31,7 @@ import random
 import shutil
 import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -274,6 +275,7 @@ class Trainer:
             ckpt.load_actor_weights(self.model.policy, init_actor_weights(cfg), source=cfg.run.init_from)
         self.model.set_logger(sb3_logger(self.writer))
         self.stop_requested = False
+        self.final_results: dict[str, Any] | None = None  # the final evaluation, once finish() ran
         self.trained_timesteps = self.model.num_timesteps
 
     # ---------------------------------------------------------------- state
@@ -415,6 +417,7 @@ class Trainer:
         cfg = self.cfg
         t = self.trained_timesteps
         res = evaluate_policy(current_policy(self.model, cfg), cfg, cfg.eval.final_games, seed=cfg.run.seed + 200_003)
+        self.final_results = res
         for key, r in res.items():
             self.writer.add_scalar(f"eval/{key}/final_win_rate", r["win_rate"], t)
         ckpt.save_checkpoint(
@@ -479,7 +482,9 @@ class _Callback:
 class _graceful_stop:
     """SIGINT/SIGTERM set ``trainer.stop_requested``; the callback then ends ``learn`` at the next step.
 
-    A second Ctrl-C raises KeyboardInterrupt at once (the last complete checkpoint stays valid).
+    A second Ctrl-C raises KeyboardInterrupt at once (the last complete checkpoint stays valid). Off the
+    main thread (a Ray Tune trial), where Python cannot install signal handlers, it does nothing: Tune
+    stops trials itself.
     """
 
     def __init__(self, trainer: Trainer) -> None:
@@ -492,7 +497,9 @@ class _graceful_stop:
         print(f"\n{signal.Signals(signum).name}: saving a checkpoint and stopping...", file=sys.stderr)
 
     def __enter__(self) -> _graceful_stop:
-        self.old = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        self.old = {}
+        if threading.current_thread() is threading.main_thread():
+            self.old = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
         return self
 
     def __exit__(self, *exc: object) -> None:

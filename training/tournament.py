@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -157,6 +158,7 @@ def tournament(
     config: GameConfig | None = None,
     workers: int = 1,
     progress: bool = False,
+    ray: str | None = None,
 ) -> TournamentResult:
     """Play a league among ``policies`` and rate them (method in the module docstring).
 
@@ -166,7 +168,8 @@ def tournament(
         games: games to play, rounded up to a multiple of ``num_players``.
         seed: fixes tables, deals, policies' RNGs and the rating order.
         config: rule variant (default: standard rules); ``num_deals`` must be 1.
-        workers, progress: as for :func:`training.evaluate.evaluate`.
+        workers, progress, ray: as for :func:`training.evaluate.evaluate` (``ray``: a Ray address to play the
+            chunks of games on as Ray tasks; the result is the same).
 
     Raises:
         ValueError: if the pool is smaller than the table or the config does not match.
@@ -196,6 +199,7 @@ def tournament(
         workers=workers,
         progress=progress,
         desc="league",
+        ray=ray,
     )
     seconds = time.perf_counter() - start
     ratings = rate_games(n, seating, penalties, seed)
@@ -205,6 +209,7 @@ def tournament(
 
 
 def main(argv: Sequence[str] | None = None) -> TournamentResult:
+    from training.ray_backend import add_ray_argument, connect
     from training.specs import load_policy
 
     ap = argparse.ArgumentParser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
@@ -215,8 +220,15 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
     ap.add_argument("--workers", type=int, default=1, help="processes (use the core count for speed)")
     ap.add_argument("--out", type=pathlib.Path, required=True, help="directory for the leaderboard files")
     ap.add_argument("--no-progress", action="store_true")
+    add_ray_argument(ap)
     args = ap.parse_args(argv)
-    pool = [load_policy(s, num_players=args.players) for s in args.policies]
+    try:  # bad input: one error line and exit code 2
+        pool = [load_policy(s, num_players=args.players) for s in args.policies]
+        if args.ray is not None:
+            connect(args.ray, num_cpus=args.workers)
+    except (ValueError, OSError, ImportError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
     t0 = time.perf_counter()
     result = tournament(
         pool,
@@ -225,6 +237,7 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
         seed=args.seed,
         workers=args.workers,
         progress=not args.no_progress,
+        ray=args.ray,
     )
     result.write(args.out)
     print(result.markdown())

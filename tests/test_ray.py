@@ -1,0 +1,258 @@
+"""Ray: the masking RLModule, a tiny RLlib run end to end, --ray equal to the local path, a 2-trial sweep.
+
+These tests need the ``ray`` extra and share one embedded Ray (1 CPU). Run them alone with
+``pytest -m ray``; ``.ci/run`` keeps them on one xdist worker (``xdist_group``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib", reason="needs the ray extra: pip install -e '.[ray]'")
+
+import torch  # noqa: E402
+from ray.rllib.core.columns import Columns  # noqa: E402
+from ray.rllib.models.torch.torch_distributions import TorchCategorical  # noqa: E402
+from safetensors.torch import load_file  # noqa: E402
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+
+from nothanks_env import encoding as enc  # noqa: E402
+from nothanks_env import nothanks_v0  # noqa: E402
+from nothanks_env.baselines import RandomPolicy, ThresholdPolicy  # noqa: E402
+from training import evaluate as ev  # noqa: E402
+from training import rllib_selfplay as rs  # noqa: E402
+from training import sweep as sw  # noqa: E402
+from training import tournament as tm  # noqa: E402
+from training.config import CONFIG_DIR  # noqa: E402
+from training.rllib_module import MaskedActorCritic, actor_weights  # noqa: E402
+from training.specs import load_policy  # noqa: E402
+
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
+
+RLLIB_SMOKE = str(CONFIG_DIR / "rllib_smoke.yaml")
+
+
+@pytest.fixture(scope="module")
+def ray_local():
+    """One embedded Ray with one CPU for the whole module (as ``--ray`` without an address starts it)."""
+    import os
+
+    import ray
+
+    from training.ray_backend import connect
+
+    # A Ray worker that takes longer than this to start is killed (default 60 s); on a loaded CI machine,
+    # under nice, starting a Python worker can take that long.
+    os.environ.setdefault("RAY_worker_register_timeout_seconds", "600")
+    connect("local", num_cpus=1)
+    yield ray
+    ray.shutdown()
+
+
+# ----------------------------------------------------------------------------- the masking module
+def _module(net_arch=(8,)) -> MaskedActorCritic:
+    space = nothanks_v0.env(num_players=3).observation_space("player_0")
+    return MaskedActorCritic(
+        observation_space=space,
+        action_space=nothanks_v0.env(num_players=3).action_space("player_0"),
+        model_config={"net_arch": list(net_arch), "activation": "relu"},
+    )
+
+
+@pytest.mark.parametrize("preferred", [0, 1])
+def test_masking_module_never_emits_an_illegal_action_even_when_rigged(preferred):
+    module = _module()
+    with torch.no_grad():  # rig the actor: the preferred action's logit is 1e30 whatever the observation
+        last = module.pi[-1]
+        last.weight.zero_()
+        last.bias.copy_(torch.tensor([0.0, 0.0]))
+        last.bias[preferred] = 1e30
+    b = 500
+    obs = torch.rand(b, enc.OBS_SIZE)
+    mask = torch.ones(b, 2, dtype=torch.int8)
+    mask[:, preferred] = 0  # the preferred action is illegal in every row
+    batch = {Columns.OBS: {"observation": obs, "action_mask": mask}}
+    for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
+        logits = forward(batch)[Columns.ACTION_DIST_INPUTS]
+        dist = TorchCategorical.from_logits(logits)
+        torch.manual_seed(0)
+        sampled = dist.sample()
+        assert sampled.shape == (b,) and (sampled == 1 - preferred).all()
+        assert (dist.to_deterministic().sample() == 1 - preferred).all()
+        probs = torch.softmax(logits, dim=-1)
+        assert torch.equal(probs[:, preferred], torch.zeros(b)) and torch.isfinite(logits).all()
+    # both legal: the rigged preference shows; a row with no legal action stays finite (uniform)
+    both = {Columns.OBS: {"observation": obs[:2], "action_mask": torch.tensor([[1, 1], [0, 0]], dtype=torch.int8)}}
+    logits = module.forward_inference(both)[Columns.ACTION_DIST_INPUTS]
+    assert int(logits[0].argmax()) == preferred
+    assert torch.allclose(torch.softmax(logits[1], -1), torch.tensor([0.5, 0.5]))
+    assert module.compute_values(both).shape == (2,)
+
+
+def test_exported_actor_plays_as_the_module():
+    module = _module(net_arch=(16, 16))
+    policy = load_policy("random")  # a real game's observations and masks
+    env = nothanks_v0.env(num_players=3, chip_memory=True)
+    env.reset(seed=3)
+    obs, masks = [], []
+    for _agent in env.agent_iter():
+        o, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        obs.append(o["observation"])
+        masks.append(o["action_mask"])
+        env.step(int(policy.rng.choice(np.flatnonzero(o["action_mask"]))))
+    obs_t, mask_t = torch.as_tensor(np.stack(obs)), torch.as_tensor(np.stack(masks))
+    from training.checkpoints import MLPPolicy
+
+    exported = MLPPolicy(actor_weights(module), activation="relu", chip_memory=True)
+    want = module.forward_inference({Columns.OBS: {"observation": obs_t, "action_mask": mask_t}})
+    want_actions = want[Columns.ACTION_DIST_INPUTS].argmax(-1).numpy()
+    assert np.array_equal(exported.act_observation(np.stack(obs), np.stack(masks)), want_actions)
+    np.testing.assert_allclose(exported.logits(np.stack(obs)), module.pi(obs_t).detach().numpy(), rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- --ray equals the local path
+def test_evaluate_on_ray_equals_local_for_the_same_seed(ray_local, monkeypatch):
+    monkeypatch.setattr(ev, "CHUNK_DEALS", 20)  # 60 deals -> 3 chunks, 3 Ray tasks
+    kw = dict(num_players=3, games=180, seed=7)
+    local = ev.evaluate([RandomPolicy()], [ThresholdPolicy()], **kw)
+    on_ray = ev.evaluate([RandomPolicy()], [ThresholdPolicy()], ray="local", **kw)
+    assert on_ray.policies == local.policies
+    assert on_ray["random"].games == 180 and on_ray["threshold"].games == 360
+    other = ev.evaluate([RandomPolicy()], [ThresholdPolicy()], num_players=3, games=180, seed=8, ray="local")
+    assert other.policies != local.policies  # the seed matters on Ray too
+
+
+def test_evaluate_cli_with_ray_writes_the_local_report(ray_local, tmp_path):
+    argv = ["--policy", "stochastic", "--opponents", "heuristic", "random", "--games", "600", "--seed", "3"]
+    ev.main([*argv, "--no-progress", "--json", str(tmp_path / "local.json")])
+    ev.main([*argv, "--no-progress", "--json", str(tmp_path / "ray.json"), "--ray"])
+    local, on_ray = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("local", "ray"))
+    for d in (local, on_ray):
+        d.pop("seconds"), d.pop("games_per_second")
+    assert on_ray == local and local["games"] == 600
+
+
+def test_tournament_on_ray_equals_local(ray_local):
+    pool = [RandomPolicy(), ThresholdPolicy(), load_policy("heuristic")]
+    local = tm.tournament(pool, num_players=3, games=300, seed=1)
+    on_ray = tm.tournament(pool, num_players=3, games=300, seed=1, ray="local")
+    assert [(r.stats, r.rating) for r in on_ray.rows] == [(r.stats, r.rating) for r in local.rows]
+
+
+def test_bad_ray_address_is_one_error_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        ev.main(["--policy", "random", "--opponents", "random", "--games", "3", "--ray", ""])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: Ray address: expected 'local', 'auto'") and err.count("\n") == 1
+
+
+# ----------------------------------------------------------------------------- RLlib self-play
+def scalars(run: Path, tag: str) -> list[tuple[int, float]]:
+    ea = EventAccumulator(str(run))
+    ea.Reload()
+    return [(e.step, e.value) for e in ea.Scalars(tag)] if tag in ea.Tags()["scalars"] else []
+
+
+@pytest.fixture(scope="module")
+def rllib_run(ray_local, tmp_path_factory) -> Path:
+    runs = tmp_path_factory.mktemp("rllib-runs")
+    assert rs.main([RLLIB_SMOKE, "--set", f"run.runs_dir={runs}"]) == 0
+    (run,) = list(runs.iterdir())
+    return run
+
+
+def test_tiny_rllib_run_trains_checkpoints_and_exports(rllib_run):
+    run = rllib_run
+    assert run.name.startswith("rllib-smoke__0__")
+    state_dirs = sorted((run / "rllib").glob("step_*"))
+    assert 1 <= len(state_dirs) <= 2  # keep_checkpoints: 2
+    state = json.loads((state_dirs[-1] / rs.STATE_FILE).read_text())
+    assert state["env_steps"] >= 512 and state["iteration"] >= 2  # 256 env steps per iteration
+    assert 0 < state["learner_steps"] <= state["env_steps"]
+    final = run / "checkpoints" / "final"
+    meta = json.loads((final / "metadata.json").read_text())
+    assert meta["kind"] == "nothanks-rllib-ppo" and meta["num_players"] == [3] and meta["net_arch"] == [32, 32]
+    assert set(meta["eval"]) == {"heuristic", "random"} and meta["eval"]["random"]["games"] == 60
+    assert (run / "checkpoints" / "best" / "policy.safetensors").is_file()
+    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert [e["env_steps"] for e in evals][0] == 0 and len(evals) >= 2
+    steps_per_s = scalars(run, "charts/env_steps_per_s")
+    assert len(steps_per_s) == state["iteration"] and all(v > 0 for _, v in steps_per_s)
+    assert scalars(run, "charts/return_mean/learner") and scalars(run, "eval/heuristic/win_rate")
+    # the snapshot slots hold copies of the learner (the callback), so they differ from a fresh init
+    assert scalars(run, "pool/snapshot_taken")
+
+
+def test_the_export_evaluates_with_training_evaluate(rllib_run, tmp_path, capsys):
+    final = run_final = rllib_run / "checkpoints" / "final"
+    report = ev.main(["--policy", str(final), "--opponents", "heuristic", "--games", "30", "--no-progress"])
+    assert report.games == 30 and report[final.name].games == 30
+    assert 0.0 <= report[final.name].win_rate <= 1.0
+    # --export of the newest RLlib checkpoint writes the same weights as the run's final export
+    assert rs.main(["--export", str(rllib_run), "--out", str(tmp_path / "agent")]) == 0
+    a, b = load_file(str(tmp_path / "agent" / "policy.safetensors")), load_file(str(run_final / "policy.safetensors"))
+    assert sorted(a) == sorted(b) == [f"layers.{i}.{k}" for i in range(3) for k in ("bias", "weight")]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert load_policy(str(tmp_path / "agent"), num_players=3).chip_memory is True
+
+
+def test_rllib_resume_continues_the_step_count(rllib_run):
+    before = json.loads((sorted((rllib_run / "rllib").glob("step_*"))[-1] / rs.STATE_FILE).read_text())
+    assert rs.main(["--resume", str(rllib_run), "--set", "run.total_env_steps=1024"]) == 0
+    after = json.loads((sorted((rllib_run / "rllib").glob("step_*"))[-1] / rs.STATE_FILE).read_text())
+    assert after["env_steps"] >= 1024 > before["env_steps"]
+    assert after["iteration"] > before["iteration"] and len(after["evals"]) > len(before["evals"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([RLLIB_SMOKE, "--set", "game.num_players=[3,4]"], "game.num_players: expected one player count, got [3, 4]"),
+        ([RLLIB_SMOKE, "--set", "ppo.minibatch_size=99999"], "expected <= train_batch_size 256"),
+        ([RLLIB_SMOKE, "--set", "pool.snapshotz=2"], "pool.snapshotz: unknown key"),
+        (["--export", "nowhere"], "--export: expected --out DIR"),
+        (["--resume", "nowhere"], "--resume nowhere: expected a run folder with config.yaml"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_rllib_bad_input_is_an_error_and_exit_2(argv, message, capsys):
+    assert rs.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err, err
+
+
+# ----------------------------------------------------------------------------- Ray Tune sweep
+def test_two_trial_sweep_completes_and_ranks(ray_local, tmp_path, capsys):
+    sweep_file = tmp_path / "sweep.yaml"
+    sweep_file.write_text(
+        f"name: tiny\nbase: {CONFIG_DIR / 'smoke.yaml'}\nset: [run.total_timesteps=2048, eval.final_games=60]\n"
+        f"space:\n  ppo.learning_rate: {{grid: [1.0e-4, 3.0e-4]}}\nstorage: {tmp_path / 'sweeps'}\n"
+    )
+    assert sw.main([str(sweep_file)]) == 0
+    (folder,) = list((tmp_path / "sweeps").iterdir())
+    assert folder.name.startswith("tiny__")
+    rows = (folder / "ranking.md").read_text().splitlines()[2:]
+    assert len(rows) == 2 and {r.split("|")[2].strip() for r in rows} == {"0.0001", "0.0003"}
+    scores = [float(r.split("|")[3]) for r in rows]
+    assert scores == sorted(scores, reverse=True) and all(0.0 <= s <= 1.0 for s in scores)
+    for r in rows:  # every trial is an ordinary self-play run folder, resumable with training.selfplay --resume
+        run = Path(r.split("|")[4].strip())
+        assert (run / "config.yaml").is_file() and (run / "checkpoints" / "final" / "policy.safetensors").is_file()
+        lr = float(r.split("|")[2])
+        assert f"learning_rate: {lr}" in (run / "config.yaml").read_text()
+
+
+def test_sweep_bad_space_key_is_one_error_line(tmp_path, capsys):
+    sweep_file = tmp_path / "sweep.yaml"
+    sweep_file.write_text(f"base: {CONFIG_DIR / 'smoke.yaml'}\nspace:\n  ppo.learnin_rate: {{grid: [1.0e-4]}}\n")
+    assert sw.main([str(sweep_file)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: space.ppo.learnin_rate: invalid config") and "unknown key" in err

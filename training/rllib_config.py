@@ -1,0 +1,103 @@
+"""The validated config of ``python -m training.rllib_selfplay`` (``configs/rllib.yaml``), importable without Ray.
+
+The same YAML + ``--set`` machinery and section style as :mod:`training.config`; the game and evaluation
+sections are the self-play ones. Steps are **env steps**: decisions of any seat (RLlib's
+``num_env_steps_sampled``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from training.config import CONFIG_DIR, EvalSection, GameSection, _Section
+
+DEFAULT_RLLIB_CONFIG: Path = CONFIG_DIR / "rllib.yaml"
+LEARNER = "learner"
+"""The module id of the trained policy; the frozen ones are ``snapshot_0 .. snapshot_{K-1}``."""
+
+
+class RLlibRunSection(_Section):
+    """Run bookkeeping. Steps are env steps: decisions of any seat."""
+
+    name: str = Field("rllib", pattern=r"^[A-Za-z0-9_.-]+$")
+    seed: int = 0
+    total_env_steps: int = Field(2_000_000, ge=1, description="env steps sampled in all (a resume continues)")
+    checkpoint_every: int = Field(10, ge=1, description="training iterations between checkpoints")
+    keep_checkpoints: int = Field(3, ge=1)
+    runs_dir: str = "runs"
+    torch_threads: int = Field(1, ge=1)
+    progress: bool = True
+
+
+class RLlibEnvSection(_Section):
+    """What each seat observes and earns, and where games are sampled."""
+
+    chip_memory: bool = Field(True, description="observe every seat's chips, rebuilt from the public history")
+    reward: Literal["win", "rank", "penalty"] = Field("win", description="nothanks_v0's reward mode")
+    env_runners: int = Field(0, ge=0, description="remote EnvRunner actors (1 CPU each); 0 samples in the driver")
+    envs_per_runner: int = Field(8, ge=1, description="games stepped together by each EnvRunner")
+
+
+class RLlibPoolSection(_Section):
+    """Frozen snapshots of the learner as opponents (see :func:`map_seat`, :class:`SnapshotCallback`)."""
+
+    snapshot_weight: float = Field(0.3, ge=0.0, le=1.0, description="share of non-learner seats given to snapshots")
+    snapshots: int = Field(4, ge=1, description="frozen modules snapshot_0 .. snapshot_{K-1}")
+    snapshot_every: int = Field(100_000, ge=1, description="env steps between snapshots")
+
+
+class RLlibPPOSection(_Section):
+    """RLlib PPO hyperparameters (``PPOConfig.training``); sizes are in env steps."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    train_batch_size: int = Field(8192, ge=2, description="env steps sampled per training iteration")
+    minibatch_size: int = Field(1024, ge=2)
+    num_epochs: int = Field(4, ge=1)
+    gamma: float = Field(1.0, gt=0.0, le=1.0)
+    gae_lambda: float = Field(0.95, ge=0.0, le=1.0)
+    clip_range: float = Field(0.2, gt=0.0)
+    ent_coef: float = Field(0.01, ge=0.0)
+    vf_coef: float = Field(0.5, ge=0.0)
+    max_grad_norm: float = Field(0.5, gt=0.0)
+    net_arch: list[int] = Field([256, 256], min_length=1)
+    activation: Literal["tanh", "relu"] = "relu"
+
+    @model_validator(mode="after")
+    def _minibatch_fits(self) -> RLlibPPOSection:
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(
+                f"minibatch_size: expected <= train_batch_size {self.train_batch_size}, got {self.minibatch_size}"
+            )
+        return self
+
+
+class RLlibConfig(_Section):
+    """A whole RLlib self-play run (validated like :class:`training.config.Config`)."""
+
+    run: RLlibRunSection = RLlibRunSection()
+    game: GameSection = GameSection()
+    env: RLlibEnvSection = RLlibEnvSection()
+    pool: RLlibPoolSection = RLlibPoolSection()
+    ppo: RLlibPPOSection = RLlibPPOSection()
+    eval: EvalSection = EvalSection()
+
+    @model_validator(mode="after")
+    def _one_count(self) -> RLlibConfig:
+        if len(self.game.num_players) != 1:
+            raise ValueError(f"game.num_players: expected one player count, got {self.game.num_players}")
+        return self
+
+    @property
+    def num_players(self) -> int:
+        return self.game.num_players[0]
+
+    def module_ids(self) -> list[str]:
+        """``learner`` then ``snapshot_0 .. snapshot_{K-1}``."""
+        return [LEARNER, *snapshot_ids(self.pool.snapshots)]
+
+
+def snapshot_ids(k: int) -> list[str]:
+    return [f"snapshot_{i}" for i in range(k)]

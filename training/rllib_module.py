@@ -1,0 +1,127 @@
+"""The RLlib side of ``nothanks_v0``: the masking RLModule, the env creator, and the weight export.
+
+RLlib (new API stack) calls an :class:`~ray.rllib.core.rl_module.torch.TorchRLModule` with a batch whose
+``Columns.OBS`` is the env's observation dict, batched: ``{"observation": float32 (B, OBS_SIZE),
+"action_mask": int8 (B, 2)}``. :class:`MaskedActorCritic` is such a module (RLlib's extension point: a
+``TorchRLModule`` with ``setup``/``_forward`` and the ``ValueFunctionAPI`` that PPO needs):
+
+- the actor is an MLP on ``observation`` -> 2 logits [PASS, TAKE]; an illegal action's logit is *replaced*
+  by ``FLOAT_MIN`` (not added to), so no logit, however large, makes it probable, and RLlib's own
+  ``TorchCategorical`` samples only legal actions. The mask reaches the module untouched because the
+  env-to-module pipeline batches dict observations as they are (no ``FlattenObservations`` connector,
+  which would fold the mask into the features);
+- the critic is a separate MLP of the same shape on ``observation`` -> 1 value (win-share units).
+
+The actor's layers are exactly those of :class:`training.checkpoints.MLPPolicy` (``Linear``, activation,
+..., ``Linear`` to 2), so :func:`actor_weights` copies them into our checkpoint format unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+from nothanks_env import encoding as enc
+
+ENV_NAME = "nothanks_v0"
+"""The name the env creator is registered under with :func:`ray.tune.registry.register_env`."""
+
+ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
+
+
+def mlp(sizes: list[int], activation: str) -> torch.nn.Sequential:
+    """``Linear(sizes[0], sizes[1])``, activation, ..., ``Linear(sizes[-2], sizes[-1])`` (no final activation)."""
+    act = ACTIVATIONS[activation]
+    layers: list[torch.nn.Module] = []
+    for i in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(act())
+    return torch.nn.Sequential(*layers)
+
+
+def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Logits with every illegal action's logit replaced by ``FLOAT_MIN`` (about -3.4e38).
+
+    Args:
+        logits: float32 (B, 2), [PASS, TAKE].
+        mask: (B, 2), 1 = legal (any dtype). A row with no legal action (a finished game's last
+            observation) gets ``FLOAT_MIN`` everywhere: a uniform, finite distribution that is never sampled.
+
+    Returns:
+        float32 (B, 2).
+    """
+    return torch.where(mask.bool(), logits, torch.full_like(logits, FLOAT_MIN))
+
+
+class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
+    """Actor-critic for ``nothanks_v0`` that masks illegal actions; one module serves every seat.
+
+    ``model_config`` keys: ``net_arch`` (hidden sizes, default [256, 256]) and ``activation``
+    (``"relu"`` or ``"tanh"``). The observation space must be the env's per-agent Dict space.
+    """
+
+    def setup(self) -> None:
+        space = self.observation_space
+        if not hasattr(space, "spaces") or set(space.spaces) != {"observation", "action_mask"}:
+            raise ValueError(f"observation space: expected Dict(observation, action_mask) of nothanks_v0, got {space}")
+        cfg = self.model_config or {}
+        hidden = list(cfg.get("net_arch", [256, 256]))
+        activation = cfg.get("activation", "relu")
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation: expected one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        self.pi = mlp([enc.OBS_SIZE, *hidden, 2], activation)
+        self.vf = mlp([enc.OBS_SIZE, *hidden, 1], activation)
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        return {Columns.ACTION_DIST_INPUTS: mask_logits(self.pi(obs["observation"]), obs["action_mask"])}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        """Value estimates, float32 (B,), of ``batch[Columns.OBS]["observation"]``."""
+        return self.vf(batch[Columns.OBS]["observation"]).squeeze(-1)
+
+
+def actor_weights(module: MaskedActorCritic) -> dict[str, torch.Tensor]:
+    """The actor in :class:`training.checkpoints.MLPPolicy`'s ``layers.{i}`` naming (float32 CPU copies)."""
+    linears = [m for m in module.pi if isinstance(m, torch.nn.Linear)]
+    out = {}
+    for i, lin in enumerate(linears):
+        out[f"layers.{i}.weight"] = lin.weight.detach().cpu().float().clone().contiguous()
+        out[f"layers.{i}.bias"] = lin.bias.detach().cpu().float().clone().contiguous()
+    return out
+
+
+def actor_weights_from_state(state: dict[str, Any]) -> dict[str, torch.Tensor]:
+    """:func:`actor_weights` from a module state dict (``pi.{k}.weight``: tensors or numpy arrays)."""
+    keys = sorted({int(k.split(".")[1]) for k in state if k.startswith("pi.")})
+    out = {}
+    for i, k in enumerate(keys):
+        for part in ("weight", "bias"):
+            out[f"layers.{i}.{part}"] = torch.as_tensor(np.asarray(state[f"pi.{k}.{part}"]), dtype=torch.float32)
+    return out
+
+
+def make_env(env_config: dict[str, Any]):
+    """RLlib env creator: ``nothanks_v0.env(...)`` in RLlib's ``PettingZooEnv`` (AEC, one agent acts per step).
+
+    ``env_config`` keys: ``game`` (a :class:`training.config.GameSection` dict with one player count),
+    ``chip_memory`` (bool) and ``reward`` (``"win"``, ``"rank"`` or ``"penalty"``). Every seat is paid its
+    final reward when the game ends, whoever takes the last card.
+    """
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    from nothanks_env import nothanks_v0
+    from training.config import GameSection
+
+    game = GameSection.model_validate(env_config["game"])
+    config = game.game_config(game.num_players[0])
+    return PettingZooEnv(
+        nothanks_v0.env(config=config, chip_memory=env_config["chip_memory"], reward=env_config["reward"])
+    )
