@@ -446,10 +446,13 @@ def test_observations_match_encoder_and_stay_in_space(kwargs):
                 state = e.state()
                 assert e.state_space.contains(state)
                 assert np.array_equal(
-                    state[: encoding.OBS_SIZE], encoding.encode(e.game.seat_view(0), chip_memory=True)
+                    state[: encoding.obs_size(e.config)], encoding.encode(e.game.seat_view(0), chip_memory=True)
                 )
                 if e.game.is_over:
                     break
+                if e.game.phase != "offer":  # wildcards: bids and choices at random among the legal ones
+                    e.step(rng.choice(e.game.legal_actions()))
+                    continue
                 chips = e.game.chips[e.game.current_seat]
                 e.step(TAKE if chips == 0 or rng.random() < p_take else PASS)
 
