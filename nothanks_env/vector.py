@@ -62,13 +62,15 @@ def take_delta(masks: np.ndarray, card: np.ndarray) -> np.ndarray:
 
 
 def deal_cards(config: GameConfig, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` uniformly shuffled deals from ``rng``.
+    """``n`` uniformly shuffled deals from ``rng`` (special cards, if any, as their negative ids; such deals
+    are played by the scalar engine, e.g. through :func:`training.evaluate.play_games`).
 
     Returns:
         (deck, removed_hidden): int64 (n, deck_size) in play order (column 0 is turned first), and
         int64 (n, num_removed) ascending.
     """
-    available = np.array([c for c in config.all_cards if c not in config.removed_face_up], dtype=np.int64)
+    cards = [c for c in config.all_cards if c not in config.removed_face_up] + list(config.special_ids)
+    available = np.array(cards, dtype=np.int64)
     shuffled = available[np.argsort(rng.random((n, len(available))), axis=1)]
     return shuffled[:, config.num_removed :], np.sort(shuffled[:, : config.num_removed], axis=1)
 

@@ -415,3 +415,68 @@ def test_record_round_trip_and_render():
 
     text = render_table(g2.seat_view(0), g2)
     assert "auction for wild (?): no bid yet" in text
+
+
+# ---------------------------------------------------------------------------- scripted players
+def test_heuristic_bids_up_to_the_card_value_and_chooses_the_best_value():
+    from nothanks_env.baselines import HeuristicPolicy, ThresholdPolicy
+
+    h = HeuristicPolicy()
+    g = new_game([20, 22, WILD, 21])
+    g.step(TAKE)
+    g.step(TAKE)  # seat 0 holds 20 and 22: a wild at 21 saves 22 points
+    assert h.act(g.seat_view(0)) == bid(0)  # the opener bids 0
+    g.step(bid(0))
+    # seat 1 holds nothing: a wild costs it at least 3 points (V = -3), so it drops
+    assert h.act(g.seat_view(1)) == DROP
+    g.step(bid(1))  # a scripted raise by seat 1
+    g.step(DROP)
+    # seat 0: V = 22, ceiling min(11 - 1, 21) = 10: it raises by one
+    assert h.act(g.seat_view(0)) == bid(2)
+    for _ in range(3):  # seats 0, 1, 0 raise by one
+        g.step(bid(g.high_bid + 1))
+    assert (g.high_bid, g.current_seat) == (4, 1)
+    g.step(bid(10))  # seat 1 outbids the ceiling
+    assert h.act(g.seat_view(0)) == DROP
+    g.step(DROP)  # seat 0 drops; seat 1 wins at 10
+    assert (g.phase, g.current_seat) == ("choose_value", 1)
+    assert h.act(g.seat_view(1)) == VALUE0  # nothing held: the lowest value (3 points)
+    with pytest.raises(RuleError, match="policy threshold: expected a policy that plays special cards"):
+        ThresholdPolicy().act(g.seat_view(1))
+
+
+def test_heuristic_discards_the_card_that_saves_most_and_counts_the_wild_on_offers():
+    from nothanks_env.baselines import HeuristicPolicy
+    from nothanks_env.baselines.special import with_wild_as_card
+    from nothanks_env.vector import BatchView
+
+    h = HeuristicPolicy()
+    g = new_game([10, 30, DELETE, 31])
+    g.step(TAKE)
+    g.step(TAKE)
+    g.step(bid(0))
+    g.step(DROP)
+    g.step(DROP)
+    assert h.act(g.seat_view(0)) == DELETE0 + 30 - 3  # 30 saves 30 points, 10 saves 10
+    g.step(DELETE0 + 30 - 3)
+    g2 = new_game([20, WILD, 22, 21])
+    g2.step(TAKE)
+    g2.step(bid(0))
+    g2.step(DROP)
+    g2.step(DROP)
+    assert h.act(g2.seat_view(0)) == VALUE0 + 19 - 3  # 19 below 20: saves 1 point (Δ = -1)
+    g2.step(VALUE0 + 21 - 3)  # scripted: the wild is 21
+    # on the offered 22 the standard rule sees the wild as the card 21: 22 extends 20-21 for free
+    seen = BatchView.from_seat_view(with_wild_as_card(g2.seat_view(0)))
+    assert seen.cards[0, 0] == (1 << 20) | (1 << 21) and seen.take_delta[0, 0] == 0
+    assert h.act(g2.seat_view(0)) == int(h.act_batch(seen)[0])
+
+
+def test_heuristic_beats_random_in_wildcards_evaluation():
+    from nothanks_env.baselines import HeuristicPolicy, RandomPolicy
+    from training.evaluate import evaluate
+
+    report = evaluate(
+        [HeuristicPolicy()], [RandomPolicy()], num_players=3, games=60, seed=0, config=get_preset("wildcards")
+    )
+    assert report.games == 60 and report["heuristic"].win_rate > 0.8

@@ -19,6 +19,9 @@ Method:
   Rank 1 is best, ties averaged.
 - **Reproducible**: ``seed`` fixes every deal and reseeds every policy per chunk of deals, so results
   do not depend on ``workers``.
+- **Special cards** (``--preset wildcards``): games run on the scalar engine, one decision at a time
+  through each policy's ``act`` (about 100x slower); only policies with ``plays_special_cards``
+  (``random``, ``heuristic``) can sit at the table, which is checked before any game.
 - **Speed**: games run batched on :class:`~nothanks_env.vector.VectorGame`; each step calls each policy's
   ``act_batch`` once with every game where it is to act. ``workers > 1`` runs chunks of deals in
   processes (forked, or spawned when torch is loaded); policies are pickled to them (baselines are; a
@@ -50,6 +53,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import csv
+import dataclasses
 import json
 import math
 import multiprocessing
@@ -61,9 +65,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from nothanks_env.game import PASS, GameConfig
+from nothanks_env.game import PASS, Deal, Game, GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import VectorGame, deal_matches, ranks, require_batched, winner_shares
+from nothanks_env.vector import VectorGame, deal_matches, ranks, winner_shares
 from training.variants import add_variant_arguments, variant_config
 
 CHUNK_DEALS = 512
@@ -102,6 +106,8 @@ def play_games(
         ValueError: if a policy returns a wrong shape or an illegal action.
     """
     g = len(seating)
+    if config.special_cards:
+        return _play_games_scalar(policies, config, deck, removed, seating)
     vg = VectorGame(config, g, seed=0)
     vg.reset_games(np.ones(g, dtype=bool), deck=deck, removed_hidden=removed, first_seat=np.zeros(g, dtype=np.int64))
     rows = np.arange(g)
@@ -114,6 +120,38 @@ def play_games(
                 actions[idx] = _checked_actions(policy, vg.view(idx))
         vg.step(actions)
     return vg.final_penalties()
+
+
+def _play_games_scalar(
+    policies: Sequence[Policy], config: GameConfig, deck: np.ndarray, removed: np.ndarray, seating: np.ndarray
+) -> np.ndarray:
+    """:func:`play_games` on the scalar engine, one game at a time, for configs the batched engine does not
+    play (special cards). Each policy decides through :meth:`Policy.act` on the seat's view."""
+    one = dataclasses.replace(config, starting_seat=0)
+    if deck.ndim == 2:
+        deck, removed = deck[:, None], removed[:, None]
+    out = np.zeros(seating.shape, dtype=np.int64)
+    for i in range(len(seating)):
+        game = Game(one)
+        game.reset(deals=[Deal(tuple(map(int, d)), tuple(map(int, r))) for d, r in zip(deck[i], removed[i])])
+        while not game.is_over:
+            seat = game.current_seat
+            game.step(policies[seating[i, seat]].act(game.seat_view(seat)))
+        out[i] = game.final_penalties()
+    return out
+
+
+def check_plays(policies: Sequence[Policy], config: GameConfig) -> None:
+    """Raise ValueError, before any game, if a policy cannot play ``config`` (special cards need policies
+    with ``plays_special_cards``: ``random`` and ``heuristic`` among the baselines)."""
+    if not config.special_cards:
+        return
+    unable = [getattr(p, "name", type(p).__name__) for p in policies if not getattr(p, "plays_special_cards", False)]
+    if unable:
+        raise ValueError(
+            f"policies for {list(config.special_cards)}: expected policies that play special cards (random, "
+            f"heuristic), got {unable} that play only pass/take (trained checkpoints have 2 actions)"
+        )
 
 
 def _chunk_seeds(seed: int, chunk: int, n: int) -> list[int]:
@@ -486,7 +524,6 @@ def plan_matchup(
     config = config or GameConfig(num_players=num_players)
     if config.num_players != num_players:
         raise ValueError(f"config.num_players: expected {num_players}, got {config.num_players}")
-    require_batched(config)
     if games < 1:
         raise ValueError(f"games: expected an int >= 1, got {games!r}")
     candidates, opponents = list(candidates), list(opponents)
@@ -502,6 +539,7 @@ def plan_matchup(
     for p in lineup:
         if not any(p is q for q in distinct):
             distinct.append(p)
+    check_plays(distinct, config)
     slot_policy = np.array([next(j for j, q in enumerate(distinct) if q is p) for p in lineup])
     roles = ["candidate" if any(p is c for c in candidates) else "opponent" for p in distinct]
 
@@ -606,7 +644,6 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
 
     try:  # bad input: one error line and exit code 2, never a traceback
         config = variant_config(args)
-        require_batched(config)  # before any checkpoint is loaded
         candidates = [load_policy(s, num_players=config.num_players) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
         n = config.num_players

@@ -37,7 +37,6 @@ import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import require_batched
 from training.evaluate import PolicyStats, plan_matchup, run_many
 from training.variants import add_variant_arguments, variant_config
 
@@ -459,7 +458,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         columns = [parse_column(c) for c in args.columns] if args.columns else list(STANDARD_COLUMNS)
         column_games = _column_games(args.column_games)
         config = variant_config(args)
-        require_batched(config)  # before any checkpoint is loaded
         try:
             candidates = [load_policy(spec, num_players=config.num_players) for spec in args.policy]
         except ValueError as e:

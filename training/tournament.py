@@ -39,8 +39,8 @@ import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import deal_matches, require_batched
-from training.evaluate import PolicyStats, run_games, summarize, unique_names, write_stats_csv
+from nothanks_env.vector import deal_matches
+from training.evaluate import PolicyStats, check_plays, run_games, summarize, unique_names, write_stats_csv
 from training.variants import add_variant_arguments, variant_config
 
 
@@ -179,7 +179,7 @@ def tournament(
     config = config or GameConfig(num_players=num_players)
     if config.num_players != num_players:
         raise ValueError(f"config.num_players: expected {num_players}, got {config.num_players}")
-    require_batched(config)
+    check_plays(policies, config)
     n = len(policies)
     if n < num_players:
         raise ValueError(f"policies: expected at least {num_players} for {num_players}-player tables, got {n}")
@@ -224,7 +224,6 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
     args = ap.parse_args(argv)
     try:  # bad input: one error line and exit code 2
         config = variant_config(args)
-        require_batched(config)
         pool = [load_policy(s, num_players=config.num_players) for s in args.policies]
         if len(pool) < config.num_players:
             raise ValueError(
