@@ -480,3 +480,20 @@ def test_heuristic_beats_random_in_wildcards_evaluation():
         [HeuristicPolicy()], [RandomPolicy()], num_players=3, games=60, seed=0, config=get_preset("wildcards")
     )
     assert report.games == 60 and report["heuristic"].win_rate > 0.8
+
+
+def test_terminal_play_refuses_special_cards_and_history_is_told_in_words(capsys):
+    from training import play
+    from training.tui import describe
+
+    with pytest.raises(SystemExit) as e:
+        play.main(["--preset", "wildcards", "--seed", "1"])
+    assert e.value.code == 2
+    assert "--preset wildcards: expected a variant without special cards" in capsys.readouterr().err
+    g = new_game([WILD, 20])
+    g.step(bid(2))
+    g.step(DROP)
+    assert [describe(h, f"player_{h.seat}") for h in g.history] == [
+        "player_0 bid 2 for the wild",
+        "player_1 dropped out of the wild auction",
+    ]
