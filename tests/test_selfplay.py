@@ -161,6 +161,34 @@ def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_a_misfit(smoke
     assert "run.init_from: expected a checkpoint path or shipped name, got 'nowhere'" in capsys.readouterr().err
 
 
+def test_critic_warmup_holds_the_warm_started_actor_then_lets_it_learn(smoke_run, tmp_path, capsys):
+    from training.config import load_config
+    from training.selfplay import Trainer
+
+    final = smoke_run / "checkpoints" / "final"
+    want = ckpt.load_checkpoint_policy(final).weights()
+
+    def trained(
+        total: int, tag: str
+    ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+        sets = [f"run.init_from={final}", "run.critic_warmup=2048", f"run.total_timesteps={total}"]
+        run = tmp_path / tag
+        (run / "checkpoints").mkdir(parents=True)
+        trainer = Trainer(load_config(SMOKE, sets), run)
+        vf0 = {k: v.clone() for k, v in trainer.model.policy.value_net.state_dict().items()}
+        trainer.train()
+        return ckpt.actor_weights(trainer.model.policy), vf0, trainer.model.policy.value_net.state_dict()
+
+    held, vf0, vf1 = trained(2048, "held")  # 4 updates (512 steps each), all inside the warmup
+    assert all(torch.equal(held[k], want[k]) for k in want)
+    assert not all(torch.equal(vf0[k], vf1[k]) for k in vf0)  # the critic did learn
+    freed, _, _ = trained(4096, "freed")  # the last 4 updates come after it
+    assert not all(torch.equal(freed[k], want[k]) for k in want)
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.critic_warmup=100"]) == 2
+    err = capsys.readouterr().err
+    assert "critic_warmup: expected 0 without run.init_from" in err and "got 100" in err
+
+
 def test_missing_run_or_checkpoint_is_refused(tmp_path, capsys):
     assert main(["--resume", str(tmp_path / "nope")]) == 2
     assert "expected a run folder with config.yaml" in capsys.readouterr().err

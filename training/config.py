@@ -50,6 +50,21 @@ class RunSection(_Section):
         description="policy spec of a checkpoint (path or shipped name) whose actor weights start the run; "
         "its net_arch, activation and chip_memory must match this config (the critic starts fresh)",
     )
+    critic_warmup: int = Field(
+        0,
+        ge=0,
+        description="with init_from: learner steps at the start in which only the critic learns, so that the "
+        "fresh critic's first, meaningless advantages do not move the warm-started actor",
+    )
+
+    @model_validator(mode="after")
+    def _warmup_needs_init(self) -> RunSection:
+        if self.critic_warmup > 0 and self.init_from is None:
+            raise ValueError(
+                f"critic_warmup: expected 0 without run.init_from (only a warm-started actor is held), "
+                f"got {self.critic_warmup}"
+            )
+        return self
 
 
 class GameSection(_Section):

@@ -335,6 +335,7 @@ class Trainer:
         t = self.model.num_timesteps
         self.trained_timesteps = t
         cfg = self.cfg
+        self.hold_actor(t < cfg.run.critic_warmup)
         if t >= self.next["snapshot"]:
             self.pool.add_snapshot(ckpt.actor_weights(self.model.policy), t)
             self.pool.prune(np.concatenate([tb.opponents.ravel() for tb in self.env.tables]))
@@ -351,6 +352,12 @@ class Trainer:
         if t >= self.next["checkpoint"]:
             self.save()
             self.next["checkpoint"] = t + cfg.run.checkpoint_every
+
+    def hold_actor(self, hold: bool) -> None:
+        """Freeze (``hold``) or free the actor's layers: while held, PPO updates change the critic only."""
+        pol = self.model.policy
+        for param in [*pol.mlp_extractor.policy_net.parameters(), *pol.action_net.parameters()]:
+            param.requires_grad_(not hold)
 
     def evaluate(self, t: int) -> dict[str, Any]:
         cfg = self.cfg
