@@ -483,16 +483,20 @@ def test_state_layout():
     assert e.game.state()["deck"] == list(DECK)
 
 
-def parse_rst_table(doc: str) -> list[tuple[str, int]]:
+def parse_rst_tables(doc: str) -> list[list[tuple[str, int]]]:
     lines = doc.splitlines()
     borders = [i for i, line in enumerate(lines) if re.fullmatch(r"=+( +=+)+", line.strip())]
-    assert len(borders) == 3, "header border, header underline, closing border"
-    rows = lines[borders[1] + 1 : borders[2]]
-    return [(row.split()[0], int(row.split()[1])) for row in rows]
+    assert len(borders) % 3 == 0, "per table: header border, header underline, closing border"
+    tables = []
+    for k in range(0, len(borders), 3):
+        rows = lines[borders[k + 1] + 1 : borders[k + 2]]
+        tables.append([(row.split()[0], int(row.split()[1])) for row in rows if row.strip()])
+    return tables
 
 
 def test_layout_docstring_table_and_space_agree():
-    table = parse_rst_table(encoding.__doc__)
+    table, special = parse_rst_tables(encoding.__doc__)
+    assert special == [(p.name, p.size) for p in encoding.SPECIAL_LAYOUT]
     assert table == [(p.name, p.size) for p in encoding.LAYOUT]
     assert sum(size for _, size in table) == encoding.OBS_SIZE
     space = nothanks_v0.raw_env(num_players=7).observation_space("player_0")
