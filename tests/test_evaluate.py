@@ -115,9 +115,9 @@ def test_same_names_are_told_apart_and_bad_lineups_rejected():
     assert [p.name for p in rep.policies] == ["threshold", "threshold#2", "threshold#3"]
     with pytest.raises(ValueError, match="lineup"):
         ev.evaluate([ThresholdPolicy()], [ThresholdPolicy()] * 3, num_players=3, games=6, seed=0)
-    with pytest.raises(ValueError, match="num_deals"):
-        ev.evaluate([ThresholdPolicy()], [ThresholdPolicy()], num_players=3, games=6, seed=0,
-                    config=GameConfig(num_deals=2))  # fmt: skip
+    with pytest.raises(ValueError, match=r"got \['threshold'\] that play only pass/take"):
+        ev.evaluate([ThresholdPolicy()], [RandomPolicy()], num_players=3, games=6, seed=0,
+                    config=GameConfig(special_cards=("wild", "delete")))  # fmt: skip
 
 
 class Cheater(Policy):

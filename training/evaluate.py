@@ -67,7 +67,7 @@ import numpy as np
 
 from nothanks_env.game import PASS, Deal, Game, GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import VectorGame, deal_matches, ranks, winner_shares
+from nothanks_env.vector import VectorGame, deal_cards, deal_matches, ranks, winner_shares  # noqa: F401 - deal_cards re-exported
 from training.variants import add_variant_arguments, variant_config
 
 CHUNK_DEALS = 512
