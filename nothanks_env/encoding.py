@@ -29,6 +29,28 @@ num_players            5      one-hot of the player count 3..7
 deals_left             1      deals still to play after this one / 10
 =====================  =====  ==========================================================================
 
+Configs with special cards (``special_cards``, the ``wildcards`` preset) append :data:`SPECIAL_LAYOUT`
+after ``deals_left``, so their vector is :data:`SPECIAL_OBS_SIZE` long (499) and its first 389 values keep
+the meaning above; a standard config's vector is unchanged, byte for byte. While a special card is up,
+``face_up_card`` and ``seat_take_delta`` are zero and ``auction_card`` says which one it is; ``seat_cards``
+holds number cards only and ``seat_card_points`` counts a wild at its value.
+
+=====================  =====  ==========================================================================
+special piece          size   meaning (unit, scale)
+=====================  =====  ==========================================================================
+phase                  4      one-hot: offer, auction, choose_value, choose_discard
+auction_card           2      one-hot of the special card up (auction or its use): wild, delete
+high_bid               1      the auction's high bid / 55 (0 before the opening bid)
+high_bidder            7      one-hot of the slot holding the high bid
+in_auction             7      1 for each slot still in the auction
+seat_paid              7      chips each slot paid to auctions this deal / 55 (they left the game)
+wild_holder            7      one-hot of the slot holding the wild
+wild_value             33     one-hot of the value the wild counts as
+pending_delete         7      1 where that slot's next number card taken is discarded
+special_unseen         2      1 for each special card not yet turned face up: wild, delete
+discarded              33     1 for each number card discarded by delete this deal
+=====================  =====  ==========================================================================
+
 Opponents' chips are filled in when the config shows them (``opponent_chips="visible"``) or when the
 encoder is asked for ``chip_memory=True``: every chip movement is public (passes add one chip to the
 pot, takes move the whole pot), so a player with perfect memory knows every count. ``chip_memory``
@@ -41,7 +63,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nothanks_env.game import MAX_CARD_VALUES, MAX_PLAYERS, MIN_PLAYERS, TOTAL_CHIPS_IN_BOX, SeatView
+from nothanks_env.game import (
+    MAX_CARD_VALUES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PHASES,
+    SPECIAL_CARDS,
+    TOTAL_CHIPS_IN_BOX,
+    GameConfig,
+    SeatView,
+)
 
 CHIP_SCALE: float = float(TOTAL_CHIPS_IN_BOX)
 POINT_SCALE: float = 100.0
@@ -80,25 +111,57 @@ LAYOUT: tuple[Piece, ...] = (
 )
 
 
-def _offsets() -> dict[str, slice]:
+SPECIAL_LAYOUT: tuple[Piece, ...] = (
+    Piece("phase", len(PHASES), "one-hot of offer, auction, choose_value, choose_discard"),
+    Piece("auction_card", len(SPECIAL_CARDS), "one-hot of the special card up: wild, delete"),
+    Piece("high_bid", 1, "the auction's high bid / 55"),
+    Piece("high_bidder", MAX_PLAYERS, "one-hot of the slot holding the high bid"),
+    Piece("in_auction", MAX_PLAYERS, "slots still in the auction"),
+    Piece("seat_paid", MAX_PLAYERS, "chips paid to auctions this deal / 55"),
+    Piece("wild_holder", MAX_PLAYERS, "one-hot of the slot holding the wild"),
+    Piece("wild_value", MAX_CARD_VALUES, "one-hot of the wild's value"),
+    Piece("pending_delete", MAX_PLAYERS, "slots whose next number card taken is discarded"),
+    Piece("special_unseen", len(SPECIAL_CARDS), "special cards not yet turned: wild, delete"),
+    Piece("discarded", MAX_CARD_VALUES, "number cards discarded by delete"),
+)
+"""Pieces appended after :data:`LAYOUT` for configs with special cards (see the module docstring)."""
+
+
+def _offsets(layout: tuple[Piece, ...]) -> dict[str, slice]:
     out, start = {}, 0
-    for p in LAYOUT:
+    for p in layout:
         out[p.name] = slice(start, start + p.size)
         start += p.size
     return out
 
 
-SLICES: dict[str, slice] = _offsets()
+SLICES: dict[str, slice] = _offsets(LAYOUT)
 """Piece name -> slice of the observation vector."""
 OBS_SIZE: int = sum(p.size for p in LAYOUT)
 """Length of the observation vector (389)."""
+SPECIAL_SLICES: dict[str, slice] = _offsets(LAYOUT + SPECIAL_LAYOUT)
+"""Piece name -> slice of the observation vector of a config with special cards (all pieces)."""
+SPECIAL_OBS_SIZE: int = OBS_SIZE + sum(p.size for p in SPECIAL_LAYOUT)
+"""Length of the observation vector of a config with special cards (499)."""
+
+
+def layout(config: GameConfig) -> tuple[Piece, ...]:
+    """The pieces of ``config``'s observation: :data:`LAYOUT`, plus :data:`SPECIAL_LAYOUT` with special cards."""
+    return LAYOUT + SPECIAL_LAYOUT if config.special_cards else LAYOUT
+
+
+def obs_size(config: GameConfig) -> int:
+    """Length of ``config``'s observation vector: :data:`OBS_SIZE` (389), or :data:`SPECIAL_OBS_SIZE` (499)."""
+    return SPECIAL_OBS_SIZE if config.special_cards else OBS_SIZE
 
 
 def split(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """Named views into an observation of shape ``(..., OBS_SIZE)``; ``seat_cards`` becomes ``(..., 7, 33)``."""
-    if obs.shape[-1] != OBS_SIZE:
-        raise ValueError(f"obs: expected last dimension {OBS_SIZE}, got shape {obs.shape}")
-    out = {name: obs[..., s] for name, s in SLICES.items()}
+    """Named views into an observation of shape ``(..., OBS_SIZE)`` or ``(..., SPECIAL_OBS_SIZE)``;
+    ``seat_cards`` becomes ``(..., 7, 33)``."""
+    if obs.shape[-1] not in (OBS_SIZE, SPECIAL_OBS_SIZE):
+        raise ValueError(f"obs: expected last dimension {OBS_SIZE} or {SPECIAL_OBS_SIZE}, got shape {obs.shape}")
+    slices = SLICES if obs.shape[-1] == OBS_SIZE else SPECIAL_SLICES
+    out = {name: obs[..., s] for name, s in slices.items()}
     out["seat_cards"] = out["seat_cards"].reshape(*obs.shape[:-1], MAX_PLAYERS, MAX_CARD_VALUES)
     return out
 
@@ -109,13 +172,14 @@ def encode(view: SeatView, chip_memory: bool = False, out: np.ndarray | None = N
     Args:
         view: what the observing seat may know.
         chip_memory: fill opponents' chips from the public history (see module docstring).
-        out: optional float32 array of shape ``(OBS_SIZE,)`` to write into (it is zeroed first).
+        out: optional float32 array of shape ``(obs_size(view.config),)`` to write into (it is zeroed first).
 
     Returns:
-        np.ndarray, shape ``(OBS_SIZE,)``, float32; the layout is :data:`LAYOUT`.
+        np.ndarray, shape ``(obs_size(view.config),)``, float32: ``(OBS_SIZE,)`` laid out as :data:`LAYOUT`,
+        or with special cards ``(SPECIAL_OBS_SIZE,)`` with :data:`SPECIAL_LAYOUT` after it.
     """
     if out is None:
-        out = np.zeros(OBS_SIZE, dtype=np.float32)
+        out = np.zeros(obs_size(view.config), dtype=np.float32)
     else:
         out.fill(0.0)
     s = SLICES
@@ -154,12 +218,41 @@ def encode(view: SeatView, chip_memory: bool = False, out: np.ndarray | None = N
         out[s["seat_match_penalty"].start + k] = view.match_penalties[seat] / POINT_SCALE
     out[s["num_players"].start + n - MIN_PLAYERS] = 1.0
     out[s["deals_left"].start] = (view.num_deals - view.deal_index - 1) / DEALS_SCALE
+    if view.config.special_cards:
+        _encode_special(view, out)
     return out
 
 
+def _encode_special(view: SeatView, out: np.ndarray) -> None:
+    s = SPECIAL_SLICES
+    lo, n, me = view.config.lowest_card, view.num_players, view.seat
+
+    def slot(seat: int) -> int:
+        return (seat - me) % n
+
+    out[s["phase"].start + PHASES.index(view.phase)] = 1.0
+    if view.face_up_special is not None:
+        out[s["auction_card"].start + SPECIAL_CARDS.index(view.face_up_special)] = 1.0
+    if view.high_bid is not None:
+        out[s["high_bid"].start] = view.high_bid / CHIP_SCALE
+        out[s["high_bidder"].start + slot(view.high_bidder)] = 1.0
+    for seat in range(n):
+        k = slot(seat)
+        out[s["in_auction"].start + k] = 1.0 if view.in_auction[seat] else 0.0
+        out[s["seat_paid"].start + k] = view.paid[seat] / CHIP_SCALE
+        out[s["pending_delete"].start + k] = 1.0 if view.pending_delete[seat] else 0.0
+        if view.wild_values[seat] is not None:
+            out[s["wild_holder"].start + k] = 1.0
+            out[s["wild_value"].start + view.wild_values[seat] - lo] = 1.0
+    for name in view.unseen_special:
+        out[s["special_unseen"].start + SPECIAL_CARDS.index(name)] = 1.0
+    for c in view.discarded:
+        out[s["discarded"].start + c - lo] = 1.0
+
+
 def action_mask(view: SeatView) -> np.ndarray:
-    """Legal-action mask for the viewer: np.ndarray, shape (2,), int8; index 0 = PASS, 1 = TAKE."""
-    m = np.zeros(2, dtype=np.int8)
-    for a in view.legal_actions:
-        m[a] = 1
+    """Legal-action mask for the viewer: np.ndarray, int8, shape ``(config.num_actions,)``: (2,) with index
+    0 = PASS, 1 = TAKE; with special cards (125,) laid out as :data:`nothanks_env.game.ACTION_PIECES`."""
+    m = np.zeros(view.config.num_actions, dtype=np.int8)
+    m[list(view.legal_actions)] = 1
     return m

@@ -21,6 +21,8 @@ from nothanks_env import encoding as enc
 from nothanks_env.game import (
     MAX_CARD_VALUES,
     PASS,
+    SPECIAL_CARDS,
+    SPECIAL_NAMES,
     TAKE,
     Deal,
     Game,
@@ -41,6 +43,7 @@ __all__ = [
     "PASS",
     "REWARD_MODES",
     "STATE_LAYOUT",
+    "SPECIAL_STATE_LAYOUT",
     "STATE_SIZE",
     "TAKE",
     "env",
@@ -62,10 +65,22 @@ STATE_LAYOUT: tuple[enc.Piece, ...] = (
 )
 STATE_SIZE: int = sum(p.size for p in STATE_LAYOUT)
 """Length of the :meth:`raw_env.state` vector (OBS_SIZE + 66)."""
+SPECIAL_STATE_LAYOUT: tuple[enc.Piece, ...] = (
+    enc.Piece("table", enc.SPECIAL_OBS_SIZE, "as in STATE_LAYOUT, with the special pieces"),
+    *STATE_LAYOUT[1:],
+    enc.Piece("special_removed", len(SPECIAL_CARDS), "1 for each special card removed face down: wild, delete"),
+    enc.Piece("special_deck_order", len(SPECIAL_CARDS), "position of each special card in the deck / 33"),
+)
+"""Layout of :meth:`raw_env.state` for a config with special cards (SPECIAL_OBS_SIZE + 70 values)."""
+
+
+def state_layout(config: GameConfig) -> tuple[enc.Piece, ...]:
+    """:data:`STATE_LAYOUT`, or :data:`SPECIAL_STATE_LAYOUT` for a config with special cards."""
+    return SPECIAL_STATE_LAYOUT if config.special_cards else STATE_LAYOUT
 
 
 def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds of every observation value under ``config``: (low, high), float32, shape (OBS_SIZE,).
+    """Bounds of every observation value under ``config``: (low, high), float32, shape (obs_size(config),).
 
     Every piece lies in [0, 1] except where ``config`` allows more, and the bounds never shrink below
     [0, 1]. Card points use an upper bound (the sum of the highest ``deck_size`` playable cards), not the
@@ -73,10 +88,12 @@ def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
     saves ``c + 1``); match penalties in [-all chips, max card points] x num_deals / 100.
     """
     s = enc.SLICES
-    low = np.zeros(enc.OBS_SIZE, dtype=np.float32)
-    high = np.ones(enc.OBS_SIZE, dtype=np.float32)
+    size = enc.obs_size(config)
+    low = np.zeros(size, dtype=np.float32)
+    high = np.ones(size, dtype=np.float32)
     chips = config.num_players * config.chips_per_player
-    playable = sorted(set(config.all_cards) - set(config.removed_face_up))
+    # a wild may take any value, a face-up removal's too
+    playable = sorted(set(config.all_cards) - (set() if config.special_cards else set(config.removed_face_up)))
     max_points = sum(playable[-config.deck_size :])
     for name in ("pot", "own_chips", "seat_chips"):
         high[s[name]] = max(1.0, chips / enc.CHIP_SCALE)
@@ -189,6 +206,26 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     ## Action Space
     ``Discrete(2)``: ``PASS = 0`` ("No thanks!", costs one chip), ``TAKE = 1``. PASS is illegal at 0 chips.
 
+    With special cards (the ``wildcards`` preset) the space is ``Discrete(125)``, the same for every player
+    count, and ``action_mask`` (shape (125,)) is the only guide to what is legal in the current phase. The
+    ranges are :data:`nothanks_env.game.ACTION_PIECES`:
+
+    =========  =======  ================================================================
+    ids        piece    meaning
+    =========  =======  ================================================================
+    0          pass     offer phase: "No thanks!"
+    1          take     offer phase: take the card and its pot
+    2..57      bid      auction: bid k = id - 2 chips (the opener's first bid may be 0;
+                        later bids must beat the high bid; at most one's chips)
+    58         drop     auction: drop out for good (not the opener before its first bid)
+    59..91     value    choose_value: the wild counts as card lowest_card + id - 59
+    92..124    delete   choose_discard: discard own number card lowest_card + id - 92
+    =========  =======  ================================================================
+
+    The observation then has 499 values: the 389 above followed by ``encoding.SPECIAL_LAYOUT`` (phase,
+    auctioned card, high bid and bidder, who is still in, chips paid, the wild's holder and value, pending
+    deletes, unseen special cards, discards). Standard configs keep the 389-value layout byte for byte.
+
     ## Rewards
     Paid once, when the match ends, to every agent at the same step (also to those who did not move
     last); 0 before. With n seats and match penalties p (penalty points, lower is better):
@@ -283,17 +320,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         low, high = observation_bounds(self.config)
+        na = self.config.num_actions
+        self._special = bool(self.config.special_cards)
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(low, high, (enc.OBS_SIZE,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (2,), np.int8),
+                    "observation": spaces.Box(low, high, (len(low),), np.float32),
+                    "action_mask": spaces.Box(0, 1, (na,), np.int8),
                 }
             )
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(2) for a in self.possible_agents}
-        rest = STATE_SIZE - enc.OBS_SIZE
+        self.action_spaces = {a: spaces.Discrete(na) for a in self.possible_agents}
+        rest = sum(p.size for p in state_layout(self.config)) - len(low)
         self.state_space = spaces.Box(
             np.concatenate([low, np.zeros(rest, np.float32)]), np.concatenate([high, np.ones(rest, np.float32)])
         )
@@ -330,7 +369,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_seat]
-        self._table.rebuild()
+        if not self._special:
+            self._table.rebuild()
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -342,17 +382,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             return
         if type(action) is not int:
             if not isinstance(action, np.integer):
-                raise IllegalActionError(f"{agent}: action: expected PASS (0) or TAKE (1), got {action!r}")
+                raise IllegalActionError(f"{agent}: action: expected an action id (int), got {action!r}")
             action = int(action)
         game = self.game
         seat = game.current_seat
-        card = game.deck[0]
+        card = game.deck[0] if game.deck else -1  # a choice after a last special card has no card up
         try:
             deal_ended = game.step(action)
         except IllegalActionError as e:
             raise IllegalActionError(f"{agent}: {e}") from e
         self._cumulative_rewards[agent] = 0.0
-        self._table.after_step(seat, action, card, deal_ended)
+        if not self._special:  # the table follows standard moves only; special configs encode afresh
+            self._table.after_step(seat, action, card, deal_ended)
         if game.is_over:
             self._end_match()
         if not game.is_over:
@@ -361,13 +402,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (2,)}`` for ``agent``, fresh arrays.
+        """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (2,)}`` for ``agent``, fresh arrays
+        (``(SPECIAL_OBS_SIZE,)`` and ``(125,)`` with special cards).
 
         Equal to ``encoding.encode(game.seat_view(seat), chip_memory)`` and ``encoding.action_mask(...)``
         (the tests hold them equal), from a table kept up to date move by move (:mod:`nothanks_env.observer`).
         """
         seat = self._seat[agent]
         game = self.game
+        if self._special:
+            view = game.seat_view(seat)
+            return {"observation": enc.encode(view, self.chip_memory), "action_mask": enc.action_mask(view)}
         if game.is_over or seat != game.current_seat:
             mask = self._masks[0]
         else:
@@ -375,22 +420,34 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         return {"observation": self._table.observation(seat), "action_mask": mask.copy()}
 
     def state(self) -> np.ndarray:
-        """Full state, hidden information included: float32, shape (STATE_SIZE,); see :data:`STATE_LAYOUT`.
+        """Full state, hidden information included: float32, shape (STATE_SIZE,); see :data:`STATE_LAYOUT`
+        (with special cards: :data:`SPECIAL_STATE_LAYOUT`).
 
         ``table`` equals ``encoding.encode(game.seat_view(0), chip_memory=True)``, so its seat pieces are in
         absolute seat order. ``game.state()`` gives the same as plain data (dict) for debugging.
         """
         game = self.game
-        lo = self.config.lowest_card
-        out = np.zeros(STATE_SIZE, dtype=np.float32)
-        out[: enc.OBS_SIZE] = self._table.full_table()
-        base = enc.OBS_SIZE
+        cfg = self.config
+        lo = cfg.lowest_card
+        size = enc.obs_size(cfg)
+        out = np.zeros(self.state_space.shape[0], dtype=np.float32)
+        if self._special:
+            enc.encode(game.seat_view(0), chip_memory=True, out=out[:size])
+        else:
+            out[:size] = self._table.full_table()
+        base, special = size, size + 2 * MAX_CARD_VALUES
         for c in game.removed_hidden:
-            out[base + c - lo] = 1.0
+            if c >= 0:
+                out[base + c - lo] = 1.0
+            else:
+                out[special + SPECIAL_CARDS.index(SPECIAL_NAMES[c])] = 1.0
         base += MAX_CARD_VALUES
         if not game.is_over:
             for i, c in enumerate(game.deck[1:], start=1):
-                out[base + c - lo] = i / enc.DECK_SCALE
+                if c >= 0:
+                    out[base + c - lo] = i / enc.DECK_SCALE
+                else:
+                    out[special + len(SPECIAL_CARDS) + SPECIAL_CARDS.index(SPECIAL_NAMES[c])] = i / enc.DECK_SCALE
         return out
 
     def render(self) -> str | None:

@@ -28,7 +28,7 @@ from nothanks_env.policy import Policy
 from nothanks_env.presets import resolve_config
 from nothanks_env.render import render_table
 from nothanks_env.table import MAX_UNPLAYED
-from nothanks_env.vector import BatchView
+from nothanks_env.vector import BatchView, require_batched
 
 ENV_ID = "nothanks/NoThanks-v0"
 """The Gymnasium id of :class:`SingleAgentEnv` (and, through ``make_vec``, of the vector env)."""
@@ -201,6 +201,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         **rule_overrides: Any,
     ) -> None:
         self.config = resolve_config(num_players, preset, config, **rule_overrides)
+        require_batched(self.config)  # its opponents decide on batched views: no special cards yet
         check_options(chip_memory, reward, learner_seat, self.config)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise RuleError(f"render_mode: expected None or one of {list(RENDER_MODES)}, got {render_mode!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nothanks_env.game import SeatView
+from nothanks_env.game import RuleError, SeatView
 from nothanks_env.vector import BatchView
 
 
@@ -39,6 +39,8 @@ class Policy:
 
     name: str = "policy"
     stochastic: bool = False
+    plays_special_cards: bool = False
+    """True if :meth:`act` plays the house special cards (bids, drops, choices) through :meth:`act_special`."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -62,8 +64,24 @@ class Policy:
         raise NotImplementedError
 
     def act(self, view: SeatView) -> int:
-        """Action for one seat view (the viewer must be the seat to act). Returns PASS (0) or TAKE (1)."""
+        """Action for one seat view (the viewer must be the seat to act): PASS (0) or TAKE (1), or with
+        special cards any id of :data:`nothanks_env.game.ACTION_PIECES` (through :meth:`act_special`).
+
+        Raises:
+            RuleError: for a view with special cards when the policy does not play them.
+        """
+        if view.config.special_cards:
+            if not self.plays_special_cards:
+                raise RuleError(
+                    f"policy {self.name}: expected a policy that plays special cards (random, heuristic), "
+                    f"got one that plays only pass/take"
+                )
+            return int(self.act_special(view))
         return int(self.act_batch(BatchView.from_seat_view(view))[0])
+
+    def act_special(self, view: SeatView) -> int:
+        """Action id for one seat view of a config with special cards; override with plays_special_cards."""
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

@@ -10,6 +10,10 @@ six_player_one_removed     6 players, 9 chips each, 1 card removed face down (32
 match3                     standard rules, a match of 3 deals (penalties add up, the starting
                            seat rotates clockwise)
 visible_chips              standard rules with every player's chips shown (a common house rule)
+wildcards                  house rule: a wild ("?") and a delete card join the deck before the
+                           removal (26 cards played); each is auctioned when turned, the winner's
+                           bid leaves the game, and the winner names the wild's value or discards
+                           a card (rules in :mod:`nothanks_env.game`; 125 actions, 499-value obs)
 =========================  ======================================================================
 
 Example:
@@ -34,6 +38,7 @@ PRESETS: MappingProxyType[str, dict[str, Any]] = MappingProxyType(
         "six_player_one_removed": {"num_players": 6, "starting_chips": 9, "num_removed": 1},
         "match3": {"num_deals": 3},
         "visible_chips": {"opponent_chips": "visible"},
+        "wildcards": {"special_cards": ("wild", "delete")},
     }
 )
 """Preset name -> the :class:`GameConfig` fields it sets (everything else keeps its default)."""

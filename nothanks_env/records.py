@@ -10,7 +10,7 @@ JSON format (version 1)::
      "config": {"num_players": 3, "num_removed": 9, ...every GameConfig field...},
      "seed": 7, "first_seat": 2,
      "deals": [{"deck": [27, 5, ...], "removed_hidden": [3, 11, ...]}],
-     "actions": [0, 0, 1, ...],              # 0 = PASS, 1 = TAKE
+     "actions": [0, 0, 1, ...],              # 0 = PASS, 1 = TAKE (special cards: game.ACTION_PIECES)
      "penalties": [48, 61, 35],              # match totals, penalty points; null if unfinished
      "agents": ["player_0", "player_1", "player_2"]}   # optional
 
@@ -51,7 +51,8 @@ class GameRecord:
         seed: the seed the game was reset with (``None`` if unseeded); informational.
         first_seat: the seat that acted first in deal 0.
         deals: every deal that was started, in order.
-        actions: every action in order (0 = PASS, 1 = TAKE), across deals.
+        actions: every action id in order (0 = PASS, 1 = TAKE; with special cards also bids, drops and
+            choices, see :data:`nothanks_env.game.ACTION_PIECES`), across deals.
         penalties: final match totals per seat (penalty points), or ``None`` if the game was unfinished.
         agents: optional agent names by seat.
         version: record format version.
@@ -70,6 +71,7 @@ class GameRecord:
         """Plain JSON-able data (see the module docstring for the format)."""
         cfg = dataclasses.asdict(self.config)
         cfg["removed_face_up"] = list(self.config.removed_face_up)
+        cfg["special_cards"] = list(self.config.special_cards)
         return {
             "format": RECORD_FORMAT,
             "version": self.version,
@@ -119,8 +121,10 @@ class GameRecord:
             isinstance(d, dict) and _int_list(d.get("deck")) and _int_list(d.get("removed_hidden")) for d in deals
         ):
             raise RecordError(f"deals: expected a list of {{'deck': [int], 'removed_hidden': [int]}}, got {deals!r}")
-        if not _int_list(data["actions"]) or any(a not in (0, 1) for a in data["actions"]):
-            raise RecordError(f"actions: expected a list of 0 (pass) / 1 (take), got {data['actions']!r}")
+        na = config.num_actions
+        if not _int_list(data["actions"]) or any(not 0 <= a < na for a in data["actions"]):
+            what = "0 (pass) / 1 (take)" if na == 2 else f"action ids in 0..{na - 1}"
+            raise RecordError(f"actions: expected a list of {what}, got {data['actions']!r}")
         penalties = data["penalties"]
         if penalties is not None and not _int_list(penalties):
             raise RecordError(f"penalties: expected a list of ints or null, got {penalties!r}")

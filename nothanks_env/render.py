@@ -23,7 +23,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from nothanks_env.game import Game, SeatView, card_points, mask_to_cards
+from nothanks_env.game import SPECIAL_NAMES, Game, SeatView, card_points, mask_to_cards
+
+
+def _face_up_line(game: Game) -> str:
+    """The face-up line: the card and its pot, or the auction (high bid, who is still in) or the choice."""
+    if game.phase == "offer" and game.deck[0] >= 0:
+        return f"face-up card: {game.deck[0]}  pot: {game.pot}"
+    if game.phase == "choose_value":
+        return f"wild (?) won by player_{game.current_seat}: choosing its value"
+    if game.phase == "choose_discard":
+        return f"delete won by player_{game.current_seat}: choosing a card to discard"
+    name = SPECIAL_NAMES[game.deck[0]]
+    still = ", ".join(f"player_{s}" for s, on in enumerate(game.in_auction) if on)
+    bid = "no bid yet" if game.high_bid is None else f"high bid {game.high_bid} by player_{game.high_bidder}"
+    return f"auction for {'wild (?)' if name == 'wild' else 'delete'}: {bid}; still in: {still}"
+
+
+def _card_name(card: int) -> str:
+    return SPECIAL_NAMES.get(card, str(card))
 
 
 def card_runs(cards: Iterable[int]) -> list[tuple[int, int]]:
@@ -77,20 +95,25 @@ def render_table(view: SeatView | None, game: Game, full: bool = False) -> str:
         + ("match over" if over else f"cards in deck: {len(game.deck) - 1}")
     ]
     if not over:
-        lines.append(f"face-up card: {game.deck[0]}  pot: {game.pot}")
+        lines.append(_face_up_line(game))
     if cfg.removed_face_up:
         lines.append(f"removed face up: {format_runs(cfg.removed_face_up)}")
     multi = cfg.num_deals > 1
     rows = []
     for seat in range(n):
-        pts = card_points(game.cards[seat])
+        pts = card_points(game.scoring_mask(seat))
         if full or over or (view is None and show_all):
             chips: int | None = game.chips[seat]
         else:
             chips = None if view is None else view.chips[seat]
         mark = ("*" if seat == me else " ") + (">" if not over and seat == game.current_seat else " ")
+        held = format_runs(mask_to_cards(game.cards[seat]))
+        if cfg.special_cards:
+            wild, paid = game.wild_value[seat], game.paid[seat]
+            held += (f" ?={wild}" if wild is not None else "") + (" (delete due)" if game.pending_delete[seat] else "")
+            held += f" paid {paid}" if paid else ""
         rows.append(
-            (mark, f"player_{seat}", "?" if chips is None else str(chips), format_runs(mask_to_cards(game.cards[seat])),
+            (mark, f"player_{seat}", "?" if chips is None else str(chips), held,
              str(pts), "?" if chips is None else str(pts - chips))
             + ((str(game.match_penalties[seat]),) if multi else ())
         )  # fmt: skip
@@ -102,9 +125,11 @@ def render_table(view: SeatView | None, game: Game, full: bool = False) -> str:
     if over:
         _, winners = game.ranks_and_winners()
         lines.append("winner" + ("s" if len(winners) > 1 else "") + ": " + ", ".join(f"player_{w}" for w in winners))
+    if cfg.special_cards and game.discarded:
+        lines.append(f"discarded: {format_runs(game.discarded)}")
     if full and not over:
-        lines.append(f"deck (next first): {' '.join(map(str, game.deck[1:])) or '-'}")
-        lines.append(f"removed face down: {' '.join(map(str, game.removed_hidden)) or '-'}")
+        lines.append(f"deck (next first): {' '.join(map(_card_name, game.deck[1:])) or '-'}")
+        lines.append(f"removed face down: {' '.join(map(_card_name, game.removed_hidden)) or '-'}")
     legend = ["* = you"] if me is not None else []
     if not over:
         legend.append("> = to act")

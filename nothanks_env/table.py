@@ -85,10 +85,10 @@ class Finished:
 
 
 class LearnerTable:
-    """``num_games`` games of one single-deal config, each with one learner seat; opponents act batched.
+    """``num_games`` games (single deals or matches) of one config, each with one learner seat; opponents act batched.
 
     Args:
-        config: the rules (``num_deals`` must be 1: the batched engine plays single deals).
+        config: the rules: single deals or matches (a game ends, and is recorded, at the match end).
         num_games: games ``B`` >= 1.
         policy: resolves an opponent id to its policy. A policy that also offers ``act_observation(obs,
             mask)`` and a ``chip_memory`` attribute (a trained network) gets the round's observations,
@@ -253,7 +253,7 @@ class LearnerTable:
             fin = Finished(
                 rows=rows,
                 learner=self.learner[rows].copy(),
-                penalties=self.game.penalties()[rows],
+                penalties=self.game.final_penalties()[rows],
                 opponents=self.opponents[rows].copy(),
                 turns=self.turns[rows].copy(),
                 started=self.started[rows].copy(),

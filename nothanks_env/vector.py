@@ -1,8 +1,10 @@
-"""Batched rules engine: many independent single-deal games stepped at once with NumPy.
+"""Batched rules engine: many independent games (single deals or matches) stepped at once with NumPy.
 
 This is the fast path for training, evaluation and benchmarks. It implements the same rules as
-:class:`nothanks_env.game.Game` (one deal; see that module for the rules and their source), and the test
-suite replays identical deals and actions through both and compares every state. Card sets are bit masks
+:class:`nothanks_env.game.Game` (see that module for the rules and their source), matches of
+``num_deals`` deals included (penalties add up, the starting seat moves one seat clockwise each deal),
+and the test suite replays identical deals and actions through both and compares every state. The house
+variant with special cards (``special_cards``) is played by the scalar engine only. Card sets are bit masks
 in int64 (bit ``c`` for card ``c``), so card values must be <= 60.
 
 Units: chips; card values; penalty points (lower is better). One *decision* is one game's action in
@@ -60,15 +62,44 @@ def take_delta(masks: np.ndarray, card: np.ndarray) -> np.ndarray:
 
 
 def deal_cards(config: GameConfig, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` uniformly shuffled deals from ``rng``.
+    """``n`` uniformly shuffled deals from ``rng`` (special cards, if any, as their negative ids; such deals
+    are played by the scalar engine, e.g. through :func:`training.evaluate.play_games`).
 
     Returns:
         (deck, removed_hidden): int64 (n, deck_size) in play order (column 0 is turned first), and
         int64 (n, num_removed) ascending.
     """
-    available = np.array([c for c in config.all_cards if c not in config.removed_face_up], dtype=np.int64)
+    cards = [c for c in config.all_cards if c not in config.removed_face_up] + list(config.special_ids)
+    available = np.array(cards, dtype=np.int64)
     shuffled = available[np.argsort(rng.random((n, len(available))), axis=1)]
     return shuffled[:, config.num_removed :], np.sort(shuffled[:, : config.num_removed], axis=1)
+
+
+def deal_matches(config: GameConfig, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The deals of ``n`` matches from ``rng``, for :meth:`VectorGame.reset_games`.
+
+    Returns:
+        (deck, removed_hidden): for single-deal configs :func:`deal_cards`' arrays (the same draw), int64
+        (n, deck_size) and (n, num_removed); for matches int64 (n, num_deals, deck_size) and
+        (n, num_deals, num_removed).
+    """
+    deck, removed = deal_cards(config, n * config.num_deals, rng)
+    if config.num_deals == 1:
+        return deck, removed
+    return deck.reshape(n, config.num_deals, -1), removed.reshape(n, config.num_deals, -1)
+
+
+def require_batched(config: GameConfig) -> None:
+    """Raise :class:`RuleError` if the batched engine cannot play ``config`` (special cards).
+
+    The message names the variant and where it runs instead, for tools to show before any game starts.
+    """
+    if config.special_cards:
+        raise RuleError(
+            f"config.special_cards: expected () for the batched engine (the {list(config.special_cards)} "
+            "variant runs on the scalar engine: nothanks_env.game.Game, the AEC env and training.play), "
+            f"got {config.special_cards}"
+        )
 
 
 @dataclass
@@ -281,23 +312,29 @@ class BatchView:
 
 
 class VectorGame:
-    """``num_games`` independent single-deal games of one config, stepped together.
+    """``num_games`` independent games of one config, stepped together: single deals, or matches of
+    ``config.num_deals`` deals.
 
-    Each game's deal and starting seat are drawn from one ``numpy.random.Generator`` seeded by ``seed``.
-    Finished games stay finished (``done``) until :meth:`reset_games` re-deals them.
+    Each game's deals and starting seat are drawn from one ``numpy.random.Generator`` seeded by ``seed``.
+    In a match, when a deal's last card is taken its penalties are added to :attr:`match_penalties`, the
+    next deal is dealt and the seat after the previous deal's starting seat acts first. Finished games
+    (the last deal's last card taken) stay finished (``done``) until :meth:`reset_games` re-deals them.
+
+    Attributes (besides the current deal's state):
+        deal_index: int64 (B,), 0-based deal of the match being played (the last one once ``done``).
+        match_penalties: int64 (B, P), totals of the finished deals; once ``done``, the match result.
 
     Args:
-        config: the rule variant; ``num_deals`` must be 1 (matches are played by the scalar engine).
+        config: the rule variant (no special cards: the scalar engine plays those).
         num_games: batch size ``B`` >= 1.
         seed: seed for every deal and starting seat.
 
     Raises:
-        RuleError: for a multi-deal config or ``num_games < 1``.
+        RuleError: for a config with special cards or ``num_games < 1``.
     """
 
     def __init__(self, config: GameConfig, num_games: int, seed: int | None = None):
-        if config.num_deals != 1:
-            raise RuleError(f"config.num_deals: expected 1 for VectorGame, got {config.num_deals}")
+        require_batched(config)
         if num_games < 1:
             raise RuleError(f"num_games: expected an int >= 1, got {num_games!r}")
         self.config = config
@@ -308,6 +345,11 @@ class VectorGame:
         b, p, d = num_games, cfg.num_players, cfg.deck_size
         self.deck = np.zeros((b, d), dtype=np.int64)
         self.removed_hidden = np.zeros((b, cfg.num_removed), dtype=np.int64)
+        # every deal of each match, drawn (or given) when the match starts: (B, num_deals, ...)
+        self._decks = np.zeros((b, cfg.num_deals, d), dtype=np.int64)
+        self._removed = np.zeros((b, cfg.num_deals, cfg.num_removed), dtype=np.int64)
+        self.deal_index = np.zeros(b, dtype=np.int64)
+        self.match_penalties = np.zeros((b, p), dtype=np.int64)
         self.pos = np.zeros(b, dtype=np.int64)
         self.cards = np.zeros((b, p), dtype=np.int64)
         self.card_points = np.zeros((b, p), dtype=np.int64)
@@ -326,37 +368,66 @@ class VectorGame:
         removed_hidden: np.ndarray | None = None,
         first_seat: np.ndarray | None = None,
     ) -> None:
-        """Deal new games where ``mask`` (bool, (B,)) is set; optionally with fixed deals.
+        """Start new games (matches) where ``mask`` (bool, (B,)) is set; optionally with fixed deals.
 
         Args:
             mask: bool (B,), which games to re-deal.
-            deck: optional int (m, deck_size) play orders for the m masked games.
-            removed_hidden: optional int (m, num_removed) hidden removals, with ``deck``.
-            first_seat: optional int (m,) starting seats; otherwise the config's or random.
+            deck: optional play orders for the m masked games: int (m, deck_size) for single deals, or
+                (m, num_deals, deck_size) for every deal of a match.
+            removed_hidden: optional hidden removals, with ``deck``: int (m, num_removed) or
+                (m, num_deals, num_removed).
+            first_seat: optional int (m,) starting seats of deal 0; otherwise the config's or random.
+
+        Raises:
+            RuleError: for ``deck`` without ``removed_hidden`` or arrays of the wrong shape.
         """
         idx = np.flatnonzero(mask)
         m, cfg = len(idx), self.config
         if m == 0:
             return
+        nd = cfg.num_deals
         if deck is None:
-            deck, removed_hidden = deal_cards(cfg, m, self.rng)
+            deck, removed_hidden = deal_matches(cfg, m, self.rng)
         elif removed_hidden is None:
             raise RuleError("removed_hidden: expected an array with deck, got None")
-        self.deck[idx] = deck
-        self.removed_hidden[idx] = removed_hidden
-        self.pos[idx] = 0
-        self.cards[idx] = 0
-        self.card_points[idx] = 0
-        self.chips[idx] = cfg.chips_per_player
-        self.pot[idx] = 0
+        deck, removed_hidden = np.asarray(deck), np.asarray(removed_hidden)
+        if deck.ndim == 2 and nd == 1:
+            deck, removed_hidden = deck[:, None], removed_hidden[:, None]
+        if deck.shape != (m, nd, cfg.deck_size) or removed_hidden.shape != (m, nd, cfg.num_removed):
+            raise RuleError(
+                f"deck, removed_hidden: expected shapes ({m}, {nd}, {cfg.deck_size}) and ({m}, {nd}, "
+                f"{cfg.num_removed}), got {deck.shape} and {removed_hidden.shape}"
+            )
+        self._decks[idx] = deck
+        self._removed[idx] = removed_hidden
+        self.deal_index[idx] = 0
+        self.match_penalties[idx] = 0
         if first_seat is None:
             if cfg.starting_seat is not None:
                 first_seat = np.full(m, cfg.starting_seat)
             else:
                 first_seat = self.rng.integers(0, cfg.num_players, m)
         self.first_seat[idx] = first_seat
-        self.seat[idx] = first_seat
+        self._start_deal(idx)
         self.done[idx] = False
+
+    def _start_deal(self, idx: np.ndarray) -> None:
+        """Deal deal ``deal_index`` of games ``idx``; its starting seat is ``first_seat + deal_index``."""
+        cfg = self.config
+        d = self.deal_index[idx]
+        self.deck[idx] = self._decks[idx, d]
+        self.removed_hidden[idx] = self._removed[idx, d]
+        self.pos[idx] = 0
+        self.cards[idx] = 0
+        self.card_points[idx] = 0
+        self.chips[idx] = cfg.chips_per_player
+        self.pot[idx] = 0
+        self.seat[idx] = (self.first_seat[idx] + d) % cfg.num_players
+
+    def final_penalties(self) -> np.ndarray:
+        """int64 (B, P): match totals of the finished deals, the match result where ``done``, in penalty
+        points. For single deals it equals :meth:`penalties` once a game is done."""
+        return self.match_penalties
 
     @property
     def face_up(self) -> np.ndarray:
@@ -379,7 +450,8 @@ class VectorGame:
             which: optional bool (B,): step only these games; the others keep their state.
 
         Returns:
-            bool (B,): games that ended with this step (their last card was taken).
+            bool (B,): games that ended with this step (the last card of their last deal was taken). In a
+            match a deal that ends with more to come deals the next one in the same step.
 
         Raises:
             IllegalActionError: for an action other than 0/1 or a PASS at 0 chips in an unfinished game.
@@ -413,12 +485,21 @@ class VectorGame:
             self.chips[t, ts] += self.pot[t]
             self.pot[t] = 0
             self.pos[t] += 1
-        ended = taking & (self.pos >= self.config.deck_size)
-        self.done |= ended
-        return ended
+        deal_over = taking & (self.pos >= self.config.deck_size)
+        if deal_over.any():
+            over = np.flatnonzero(deal_over)
+            self.match_penalties[over] += self.card_points[over] - self.chips[over]
+            more = over[self.deal_index[over] + 1 < self.config.num_deals]
+            if len(more):
+                self.deal_index[more] += 1
+                self._start_deal(more)
+                deal_over[more] = False
+        self.done |= deal_over
+        return deal_over
 
     def penalties(self) -> np.ndarray:
-        """int64 (B, P): every seat's penalty (card points minus chips), in penalty points."""
+        """int64 (B, P): every seat's penalty in the current (or, once done, last) deal: card points minus
+        chips, in penalty points. Match results are :meth:`final_penalties`."""
         return self.card_points - self.chips
 
     def view(self, idx: np.ndarray | None = None) -> BatchView:
@@ -444,8 +525,8 @@ class VectorGame:
             take_delta=take_delta(cards, face),
             cards_in_deck=self.config.deck_size - 1 - self.pos[idx],
             unseen=unseen,
-            match_penalties=np.zeros_like(cards),
-            deals_left=np.zeros(n, dtype=np.int64),
+            match_penalties=self.match_penalties[idx],
+            deals_left=self.config.num_deals - 1 - self.deal_index[idx],
         )
 
     def final_view(self, idx: np.ndarray, seats: np.ndarray) -> BatchView:
@@ -480,7 +561,7 @@ class VectorGame:
             take_delta=np.zeros_like(cards),
             cards_in_deck=np.zeros(n, dtype=np.int64),
             unseen=self._box_mask & ~held,
-            match_penalties=self.penalties()[idx],
+            match_penalties=self.match_penalties[idx],
             deals_left=np.zeros(n, dtype=np.int64),
             over=np.ones(n, dtype=bool),
         )
@@ -500,4 +581,14 @@ def ranks(penalties: np.ndarray) -> np.ndarray:
     return less + (equal + 1) / 2
 
 
-__all__ = ["BatchView", "VectorGame", "card_points", "ranks", "take_delta", "winner_shares", "MIN_PLAYERS"]
+__all__ = [
+    "BatchView",
+    "VectorGame",
+    "card_points",
+    "deal_matches",
+    "ranks",
+    "require_batched",
+    "take_delta",
+    "winner_shares",
+    "MIN_PLAYERS",
+]

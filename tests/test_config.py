@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from training.config import CONFIG_DIR, ConfigError, load_config, parse_overrides
+from training.config import CONFIG_DIR, ConfigError, dump_config, load_config, parse_overrides
 from training.selfplay import split_dotted_flags
 
 SELFPLAY_CONFIGS = sorted(p for p in CONFIG_DIR.glob("*.yaml") if not p.name.startswith(("rllib", "sweep")))
@@ -104,3 +104,30 @@ def test_resolved_config_round_trips(tmp_path):
     dump_config(cfg, tmp_path / "c.yaml")
     assert load_config(tmp_path / "c.yaml") == cfg
     assert yaml.safe_load((tmp_path / "c.yaml").read_text())["run"]["seed"] == 7
+
+
+def test_preset_fills_the_game_section_and_the_yaml_overrides_it(tmp_path):
+    cfg = load_config(CONFIG_DIR / "selfplay_match.yaml")
+    assert cfg.game.preset == "match3" and cfg.game.num_deals == 3
+    assert cfg.game.game_config(3).num_deals == 3
+    dump_config(cfg, tmp_path / "c.yaml")  # a resume reads the resolved fields back: same rules
+    assert load_config(tmp_path / "c.yaml").game.game_config(3) == cfg.game.game_config(3)
+    path = tmp_path / "open.yaml"
+    path.write_text("game:\n  preset: open_removed\n  num_removed: 5\n")
+    g = load_config(path).game.game_config(3)
+    assert (g.removed_face_up, g.num_removed, g.chips_per_player) == ((10, 20, 30), 5, 10)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("game:\n  preset: nope\n", "preset: expected one of ['match3', 'open_removed'"),
+        ("game:\n  preset: wildcards\n", "config.special_cards: expected () for the batched engine"),
+    ],
+)
+def test_preset_errors_are_clear(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError) as err:
+        load_config(path)
+    assert message in str(err.value)

@@ -446,10 +446,13 @@ def test_observations_match_encoder_and_stay_in_space(kwargs):
                 state = e.state()
                 assert e.state_space.contains(state)
                 assert np.array_equal(
-                    state[: encoding.OBS_SIZE], encoding.encode(e.game.seat_view(0), chip_memory=True)
+                    state[: encoding.obs_size(e.config)], encoding.encode(e.game.seat_view(0), chip_memory=True)
                 )
                 if e.game.is_over:
                     break
+                if e.game.phase != "offer":  # wildcards: bids and choices at random among the legal ones
+                    e.step(rng.choice(e.game.legal_actions()))
+                    continue
                 chips = e.game.chips[e.game.current_seat]
                 e.step(TAKE if chips == 0 or rng.random() < p_take else PASS)
 
@@ -480,16 +483,20 @@ def test_state_layout():
     assert e.game.state()["deck"] == list(DECK)
 
 
-def parse_rst_table(doc: str) -> list[tuple[str, int]]:
+def parse_rst_tables(doc: str) -> list[list[tuple[str, int]]]:
     lines = doc.splitlines()
     borders = [i for i, line in enumerate(lines) if re.fullmatch(r"=+( +=+)+", line.strip())]
-    assert len(borders) == 3, "header border, header underline, closing border"
-    rows = lines[borders[1] + 1 : borders[2]]
-    return [(row.split()[0], int(row.split()[1])) for row in rows]
+    assert len(borders) % 3 == 0, "per table: header border, header underline, closing border"
+    tables = []
+    for k in range(0, len(borders), 3):
+        rows = lines[borders[k + 1] + 1 : borders[k + 2]]
+        tables.append([(row.split()[0], int(row.split()[1])) for row in rows if row.strip()])
+    return tables
 
 
 def test_layout_docstring_table_and_space_agree():
-    table = parse_rst_table(encoding.__doc__)
+    table, special = parse_rst_tables(encoding.__doc__)
+    assert special == [(p.name, p.size) for p in encoding.SPECIAL_LAYOUT]
     assert table == [(p.name, p.size) for p in encoding.LAYOUT]
     assert sum(size for _, size in table) == encoding.OBS_SIZE
     space = nothanks_v0.raw_env(num_players=7).observation_space("player_0")

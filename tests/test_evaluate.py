@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 
-from nothanks_env.baselines import AlwaysTakePolicy, NeverTakePolicy, RandomPolicy, ThresholdPolicy
+from nothanks_env.baselines import AlwaysTakePolicy, HeuristicPolicy, NeverTakePolicy, RandomPolicy, ThresholdPolicy
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import card_points
+from nothanks_env.vector import card_points, winner_shares
 from training import evaluate as ev
 from training.specs import list_baselines, load_policy
 
@@ -114,9 +115,9 @@ def test_same_names_are_told_apart_and_bad_lineups_rejected():
     assert [p.name for p in rep.policies] == ["threshold", "threshold#2", "threshold#3"]
     with pytest.raises(ValueError, match="lineup"):
         ev.evaluate([ThresholdPolicy()], [ThresholdPolicy()] * 3, num_players=3, games=6, seed=0)
-    with pytest.raises(ValueError, match="num_deals"):
-        ev.evaluate([ThresholdPolicy()], [ThresholdPolicy()], num_players=3, games=6, seed=0,
-                    config=GameConfig(num_deals=2))  # fmt: skip
+    with pytest.raises(ValueError, match=r"got \['threshold'\] that play only pass/take"):
+        ev.evaluate([ThresholdPolicy()], [RandomPolicy()], num_players=3, games=6, seed=0,
+                    config=GameConfig(special_cards=("wild", "delete")))  # fmt: skip
 
 
 class Cheater(Policy):
@@ -147,6 +148,9 @@ def test_cli_writes_outputs(tmp_path, capsys):
         (["--policy", "nonsense", "--opponents", "heuristic"], "policy spec 'nonsense': expected a baseline"),
         (["--players", "9", "--policy", "random", "--opponents", "random"], "num_players: expected an int in 3..7"),
         (["--policy", "random", "--opponents", "random", "random", "random"], "lineup: expected >= 1 candidate"),
+        (["--preset", "nope", "--policy", "random"], "preset: expected one of ['match3', 'open_removed'"),
+        (["--preset", "wildcards", "--policy", "threshold"], "expected policies that play special cards (random"),
+        (["--preset", "match3", "--deals", "0", "--policy", "random"], "num_deals: expected an int >= 1, got 0"),
     ],
 )
 def test_cli_bad_input_is_one_error_line_and_exit_2(argv, message, capsys):
@@ -273,3 +277,27 @@ def test_matchups_played_together_report_as_evaluate_alone(monkeypatch):
     for plan, (penalties, seconds), opponents in zip(plans, played, ([t2], [rnd, t2])):
         alone = ev.evaluate([cand], opponents, **kw)
         assert plan.report(penalties, seconds).policies == alone.policies
+
+
+def test_matches_are_played_as_the_scalar_engine_plays_them_and_scored_by_match_totals():
+    from nothanks_env.game import Deal, Game
+    from nothanks_env.presets import get_preset
+
+    cfg = get_preset("match3", num_players=3)
+    bots = [ThresholdPolicy(T=2), ThresholdPolicy(T=6), HeuristicPolicy()]
+    m = ev.plan_matchup([bots[0]], bots[1:], num_players=3, games=6, seed=4, config=cfg)
+    assert m.deck.shape == (6, 3, 24) and m.removed.shape == (6, 3, 9)
+    penalties = ev.play_games(m.policies, cfg, m.deck, m.removed, m.seating)
+    for g_no in range(6):
+        game = Game(dataclasses.replace(cfg, starting_seat=0))
+        game.reset(deals=[Deal(tuple(map(int, d)), tuple(map(int, r))) for d, r in zip(m.deck[g_no], m.removed[g_no])])
+        starts = [game.current_seat]
+        while not game.is_over:
+            seat = game.current_seat
+            if game.step(m.policies[m.seating[g_no, seat]].act(game.seat_view(seat))) and not game.is_over:
+                starts.append(game.current_seat)
+        assert starts == [0, 1, 2]  # the start moves one seat clockwise each deal
+        assert penalties[g_no].tolist() == game.final_penalties()
+    report = m.report(penalties, 1.0)
+    wins = winner_shares(penalties)  # ties split
+    assert report[bots[0].name].win_rate == pytest.approx(wins[m.seating == 0].sum() / 6)

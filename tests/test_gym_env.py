@@ -67,7 +67,12 @@ def test_gymnasium_and_sb3_checkers_pass_for_every_player_count(n):
     sb3_check_env(SingleAgentEnv(num_players=n, opponents="random"), warn=True)
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_special_card_presets_are_refused():
+    with pytest.raises(RuleError, match=r"config.special_cards: expected \(\) for the batched engine"):
+        SingleAgentEnv(preset="wildcards")
+
+
+@pytest.mark.parametrize("preset", sorted(p for p in PRESETS if "special_cards" not in PRESETS[p]))
 @pytest.mark.parametrize("chip_memory", [False, True])
 def test_gymnasium_and_sb3_checkers_pass_for_every_preset(preset, chip_memory):
     from stable_baselines3.common.env_checker import check_env as sb3_check_env

@@ -47,3 +47,24 @@ def test_a_learner_that_never_gets_a_turn_is_an_error_not_a_hang(monkeypatch):
     table = LearnerTable(GameConfig(num_players=3, starting_seat=0), 2, policy=lambda _: always, seat=seat)
     with pytest.raises(RuntimeError, match="game 0: expected the learner to act in some game, got 5 games in a row"):
         table.reset()
+
+
+def test_a_match_is_reported_once_at_its_end_with_the_match_totals():
+    cfg = GameConfig(num_players=3, num_deals=3, starting_seat=0)
+    never = NeverTakePolicy()
+
+    def seat(idx):
+        return np.zeros(len(idx), dtype=np.int64), np.zeros((len(idx), 3), dtype=np.int64)
+
+    table = LearnerTable(cfg, 4, policy=lambda _: never, seat=seat, seed=2, final_observations=True)
+    table.reset()
+    found = []
+    for _ in range(3 * 24):  # the learner takes every card of every deal: 24 turns a deal
+        found.append(table.step(np.ones(4, dtype=np.int64)))
+    fin = Finished.concat(found, 3)
+    assert len(fin) == 4 and fin.turns.tolist() == [72] * 4
+    # the learner (seat 0) takes every card it is offered. Deal 1: seat 0 starts; deal 2: seats 1 and 2
+    # pass once before it takes; deal 3: seat 2 passes once. Never-take keeps its other chips.
+    assert fin.penalties[:, 1:].tolist() == [[-11 - 10 - 11, -11 - 10 - 10]] * 4
+    assert (fin.penalties[:, 0] > 3 * 30).all()
+    assert [f.observation.shape for f in found if len(f)] == [(4, 389)]

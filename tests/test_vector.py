@@ -16,10 +16,14 @@ CONFIGS = [
     GameConfig(num_players=4, removed_face_up=(10, 20, 30), num_removed=6, starting_chips=10),
     GameConfig(num_players=6, num_removed=1),
     GameConfig(num_players=3, lowest_card=1, highest_card=12, num_removed=2, starting_chips=3),
+    GameConfig(num_players=4, num_deals=3),
+    GameConfig(num_players=5, num_deals=2, removed_face_up=(10, 20, 30), num_removed=6, starting_chips=10),
 ]
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"p{c.num_players}-{c.lowest_card}-{c.highest_card}")
+@pytest.mark.parametrize(
+    "cfg", CONFIGS, ids=lambda c: f"p{c.num_players}-{c.lowest_card}-{c.highest_card}-d{c.num_deals}"
+)
 @pytest.mark.parametrize("chip_memory", [False, True])
 def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory):
     b = 16
@@ -27,7 +31,8 @@ def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory):
     games = []
     for i in range(b):
         g = Game(cfg)
-        g.reset(seed=0, deals=[Deal(tuple(int(c) for c in vg.deck[i]), tuple(int(c) for c in vg.removed_hidden[i]))])
+        deals = [Deal(tuple(map(int, d)), tuple(map(int, r))) for d, r in zip(vg._decks[i], vg._removed[i])]
+        g.reset(seed=0, deals=deals)
         g.current_seat = g.first_seat = int(vg.seat[i])
         games.append(g)
     rng = np.random.default_rng(7)
@@ -51,13 +56,16 @@ def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory):
         actions = np.where(legal[np.arange(b), actions] == 1, actions, TAKE)
         ended = vg.step(actions)
         for i in live:
-            assert games[i].step(int(actions[i])) == bool(ended[i])
+            deal_ended = games[i].step(int(actions[i]))
+            assert (deal_ended and games[i].is_over) == bool(ended[i])
+            assert games[i].deal_index == vg.deal_index[i]
         steps += len(live)
     for i, g in enumerate(games):
         assert g.is_over
-        assert list(vg.penalties()[i]) == g.final_penalties()
+        assert list(vg.final_penalties()[i]) == g.final_penalties()
+        assert list(vg.penalties()[i]) == g.deal_penalties[-1]
         assert list(vg.chips[i]) == g.chips
-    assert steps >= b * cfg.deck_size
+    assert steps >= b * cfg.deck_size * cfg.num_deals
     for seat in range(cfg.num_players):  # the end of the game, from every seat: the terminal observations
         final = vg.final_view(np.arange(b), np.full(b, seat)).observation(chip_memory)
         for i, g in enumerate(games):
@@ -82,8 +90,27 @@ def test_vector_rejects_bad_input():
         vg.step(np.array([2, TAKE]))
     with pytest.raises(IllegalActionError, match="shape"):
         vg.step(np.array([TAKE]))
-    with pytest.raises(RuleError, match="num_deals"):
-        VectorGame(GameConfig(num_deals=2), 2)
+    with pytest.raises(RuleError, match=r"config.special_cards: expected \(\) for the batched engine"):
+        VectorGame(GameConfig(special_cards=("wild",)), 2)
+    with pytest.raises(RuleError, match=r"expected shapes \(1, 2, 24\) and \(1, 2, 9\), got \(1, 24\)"):
+        VectorGame(GameConfig(num_deals=2), 1).reset_games(
+            np.ones(1, bool), deck=np.zeros((1, 24), int), removed_hidden=np.zeros((1, 9), int)
+        )
+
+
+def test_match_rotates_the_starting_seat_and_adds_penalties():
+    vg = VectorGame(GameConfig(num_players=3, num_deals=3, starting_seat=2), 2, seed=5)
+    starts, ends = [vg.seat.tolist()], 0
+    while not vg.done.all():
+        before = vg.deal_index.copy()
+        ended = vg.step(np.full(2, TAKE))  # everyone takes: the seat to act never changes within a deal
+        ends += int(ended.sum())
+        if (vg.deal_index > before).any():
+            starts.append(vg.seat.tolist())
+    assert starts == [[2, 2], [0, 0], [1, 1]] and ends == 2
+    assert vg.deal_index.tolist() == [2, 2]
+    # every card of deal 3 went to seat 1, chips untouched: its last-deal penalty is the deck's points
+    assert vg.penalties()[:, 1].tolist() == (card_points(vg.cards[:, 1], 3, 35) - 11).tolist()
 
 
 def test_step_only_the_selected_games():

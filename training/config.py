@@ -19,6 +19,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError
+from nothanks_env.presets import PRESETS
+from nothanks_env.vector import require_batched
 
 CONFIG_DIR: Path = Path(__file__).resolve().parent.parent / "configs"
 DEFAULT_CONFIG: Path = CONFIG_DIR / "selfplay.yaml"
@@ -66,15 +68,38 @@ class RunSection(_Section):
 
 
 class GameSection(_Section):
-    """Rules of the games the learner plays (see :class:`nothanks_env.game.GameConfig`)."""
+    """Rules of the games the learner plays (see :class:`nothanks_env.game.GameConfig`).
 
+    ``preset`` names a variant of :mod:`nothanks_env.presets`; the fields it sets fill in every rule field
+    the YAML leaves out (fields written in the YAML override it, as ``--players`` and ``--deals`` do for
+    the command-line tools). The resolved fields are what the run folder's ``config.yaml`` records, so a
+    resume plays the same rules. With ``num_deals > 1`` (``preset: match3``) each game is a match: the
+    learner's reward comes once, at the match end, from the match totals (there is no per-deal reward).
+    """
+
+    preset: str | None = Field(None, description="a preset name (nothanks_env.presets); fields below override it")
     num_players: list[int] = Field([3], min_length=1, description="one count, or several for a mixed-count run")
     num_removed: int = 9
     removed_face_up: list[int] = []
     starting_chips: int | None = None
     lowest_card: int = 3
     highest_card: int = 35
+    num_deals: int = Field(1, ge=1, description="deals per match; the reward is paid at the match end")
     opponent_chips: Literal["hidden", "visible"] = "hidden"
+    special_cards: list[str] = Field([], description="house special cards; not playable by self-play yet")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_from_preset(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or data.get("preset") is None:
+            return data
+        name = data["preset"]
+        if name not in PRESETS:
+            raise ValueError(f"preset: expected one of {sorted(PRESETS)}, got {name!r}")
+        filled = dict(data)
+        for key, value in PRESETS[name].items():
+            filled.setdefault(key, list(value) if isinstance(value, tuple) else value)
+        return filled
 
     @field_validator("num_players", mode="before")
     @classmethod
@@ -95,13 +120,13 @@ class GameSection(_Section):
     def _rules_valid(self) -> GameSection:
         for n in self.num_players:
             try:
-                self.game_config(n)
+                require_batched(self.game_config(n))  # self-play runs on the batched engine
             except RuleError as e:
                 raise ValueError(str(e)) from e
         return self
 
     def game_config(self, num_players: int) -> GameConfig:
-        """The single-deal :class:`GameConfig` for ``num_players`` seats."""
+        """The :class:`GameConfig` for ``num_players`` seats (``num_deals`` deals per game)."""
         return GameConfig(
             num_players=num_players,
             num_removed=self.num_removed,
@@ -109,7 +134,9 @@ class GameSection(_Section):
             starting_chips=self.starting_chips,
             lowest_card=self.lowest_card,
             highest_card=self.highest_card,
+            num_deals=self.num_deals,
             opponent_chips=self.opponent_chips,
+            special_cards=tuple(self.special_cards),
         )
 
 

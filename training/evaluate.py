@@ -9,6 +9,9 @@ Method:
   cyclic rotation of the lineup, so every policy plays every seat equally often and meets the same
   cards from every seat. ``games`` is rounded up to a multiple of ``num_players``. Seat 0 acts first
   in every game, so "seat k" is the k-th seat to act.
+- **Variants and matches**: ``config`` (or ``--preset`` with overrides) picks the rules. A match preset
+  (``match3``) makes each game a match of ``num_deals`` deals, all of them duplicated across the
+  rotations; the start moves one seat clockwise each deal, and the match totals decide the win.
 - **Statistics**: the unit of independent sampling is the deal (its rotations share the cards), so
   each statistic is first averaged within a deal, then a Student-t 95% interval is taken over deals
   (:func:`scipy.stats.ttest_1samp`; win-rate intervals clipped to [0, 1]). Win rate splits ties: a
@@ -16,6 +19,9 @@ Method:
   Rank 1 is best, ties averaged.
 - **Reproducible**: ``seed`` fixes every deal and reseeds every policy per chunk of deals, so results
   do not depend on ``workers``.
+- **Special cards** (``--preset wildcards``): games run on the scalar engine, one decision at a time
+  through each policy's ``act`` (about 100x slower); only policies with ``plays_special_cards``
+  (``random``, ``heuristic``) can sit at the table, which is checked before any game.
 - **Speed**: games run batched on :class:`~nothanks_env.vector.VectorGame`; each step calls each policy's
   ``act_batch`` once with every game where it is to act. ``workers > 1`` runs chunks of deals in
   processes (forked, or spawned when torch is loaded); policies are pickled to them (baselines are; a
@@ -40,6 +46,7 @@ Command line::
     python -m training.evaluate --players 3 --policy heuristic --opponents threshold threshold \\
         --games 5000 --seed 0 --workers 2 --json out.json --csv out.csv
     python -m training.evaluate --policy ppo-3p --opponents heuristic --ray auto   # chunks as Ray tasks
+    python -m training.evaluate --preset match3 --policy ppo-3p --opponents heuristic --games 3000
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import csv
+import dataclasses
 import json
 import math
 import multiprocessing
@@ -58,9 +66,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from nothanks_env.game import PASS, GameConfig
+from nothanks_env.game import PASS, Deal, Game, GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import VectorGame, deal_cards, ranks, winner_shares
+from nothanks_env.vector import VectorGame, deal_cards, deal_matches, ranks, winner_shares  # noqa: F401 - deal_cards re-exported
+from training.variants import add_variant_arguments, variant_config
 
 CHUNK_DEALS = 512
 """Deals per chunk of work (each played ``num_players`` times); fixed so results do not depend on workers."""
@@ -80,21 +89,26 @@ def _checked_actions(policy: Policy, view) -> np.ndarray:
 def play_games(
     policies: Sequence[Policy], config: GameConfig, deck: np.ndarray, removed: np.ndarray, seating: np.ndarray
 ) -> np.ndarray:
-    """Play ``G`` single-deal games to the end, seat 0 acting first in each.
+    """Play ``G`` games (single deals or matches) to the end, seat 0 acting first in each (in a match,
+    seat d acts first in deal d).
 
     Args:
         policies: the distinct policies taking part.
-        config: rule variant (``num_deals`` must be 1).
-        deck, removed: int (G, deck_size) and (G, num_removed), each game's deal.
+        config: rule variant (no special cards: the batched engine plays it).
+        deck, removed: each game's deals: int (G, deck_size) and (G, num_removed), or for matches
+            (G, num_deals, deck_size) and (G, num_deals, num_removed).
         seating: int (G, P), index into ``policies`` of the policy at each seat.
 
     Returns:
-        int64 (G, P): each seat's penalty (penalty points, lower is better).
+        int64 (G, P): each seat's match penalty (the deal's for single deals; penalty points, lower is
+        better).
 
     Raises:
         ValueError: if a policy returns a wrong shape or an illegal action.
     """
     g = len(seating)
+    if config.special_cards:
+        return _play_games_scalar(policies, config, deck, removed, seating)
     vg = VectorGame(config, g, seed=0)
     vg.reset_games(np.ones(g, dtype=bool), deck=deck, removed_hidden=removed, first_seat=np.zeros(g, dtype=np.int64))
     rows = np.arange(g)
@@ -106,7 +120,39 @@ def play_games(
             if len(idx):
                 actions[idx] = _checked_actions(policy, vg.view(idx))
         vg.step(actions)
-    return vg.penalties()
+    return vg.final_penalties()
+
+
+def _play_games_scalar(
+    policies: Sequence[Policy], config: GameConfig, deck: np.ndarray, removed: np.ndarray, seating: np.ndarray
+) -> np.ndarray:
+    """:func:`play_games` on the scalar engine, one game at a time, for configs the batched engine does not
+    play (special cards). Each policy decides through :meth:`Policy.act` on the seat's view."""
+    one = dataclasses.replace(config, starting_seat=0)
+    if deck.ndim == 2:
+        deck, removed = deck[:, None], removed[:, None]
+    out = np.zeros(seating.shape, dtype=np.int64)
+    for i in range(len(seating)):
+        game = Game(one)
+        game.reset(deals=[Deal(tuple(map(int, d)), tuple(map(int, r))) for d, r in zip(deck[i], removed[i])])
+        while not game.is_over:
+            seat = game.current_seat
+            game.step(policies[seating[i, seat]].act(game.seat_view(seat)))
+        out[i] = game.final_penalties()
+    return out
+
+
+def check_plays(policies: Sequence[Policy], config: GameConfig) -> None:
+    """Raise ValueError, before any game, if a policy cannot play ``config`` (special cards need policies
+    with ``plays_special_cards``: ``random`` and ``heuristic`` among the baselines)."""
+    if not config.special_cards:
+        return
+    unable = [getattr(p, "name", type(p).__name__) for p in policies if not getattr(p, "plays_special_cards", False)]
+    if unable:
+        raise ValueError(
+            f"policies for {list(config.special_cards)}: expected policies that play special cards (random, "
+            f"heuristic), got {unable} that play only pass/take (trained checkpoints have 2 actions)"
+        )
 
 
 def _chunk_seeds(seed: int, chunk: int, n: int) -> list[int]:
@@ -128,9 +174,9 @@ class GamesJob:
 
     Attributes:
         policies: the distinct policies taking part; ``seating`` indexes into this list.
-        config: rule variant (``num_deals`` must be 1).
-        deck, removed: int (G, deck_size) and (G, num_removed), each game's deal; the ``P`` rotations of
-            a deal are adjacent.
+        config: rule variant (single deals or matches; no special cards).
+        deck, removed: each game's deals as :func:`play_games` takes them; the ``P`` rotations of a deal
+            are adjacent.
         seating: int (G, P), index into ``policies`` of the policy at each seat (seat 0 acts first).
         seed: chunk ``i`` of the job reseeds every policy from ``(seed, i)``.
     """
@@ -496,8 +542,6 @@ def plan_matchup(
     config = config or GameConfig(num_players=num_players)
     if config.num_players != num_players:
         raise ValueError(f"config.num_players: expected {num_players}, got {config.num_players}")
-    if config.num_deals != 1:
-        raise ValueError(f"config.num_deals: expected 1 (single-deal games), got {config.num_deals}")
     if games < 1:
         raise ValueError(f"games: expected an int >= 1, got {games!r}")
     candidates, opponents = list(candidates), list(opponents)
@@ -513,11 +557,12 @@ def plan_matchup(
     for p in lineup:
         if not any(p is q for q in distinct):
             distinct.append(p)
+    check_plays(distinct, config)
     slot_policy = np.array([next(j for j, q in enumerate(distinct) if q is p) for p in lineup])
     roles = ["candidate" if any(p is c for c in candidates) else "opponent" for p in distinct]
 
     deals = -(-games // num_players)
-    deck, removed = deal_cards(config, deals, np.random.default_rng(seed))
+    deck, removed = deal_matches(config, deals, np.random.default_rng(seed))
     rot = np.tile(np.arange(num_players), deals)  # game g: rotation g % P of deal g // P
     seats = np.arange(num_players)
     seating = slot_policy[(seats[None, :] - rot[:, None]) % num_players]  # slot i sits at seat (i + r) % P
@@ -546,7 +591,9 @@ def evaluate(
         num_players: table size; must match ``config.num_players`` when a config is given.
         games: games to play, rounded up to a multiple of ``num_players``.
         seed: fixes every deal and every policy's RNG.
-        config: rule variant (default: standard rules for ``num_players``); ``num_deals`` must be 1.
+        config: rule variant (default: standard rules for ``num_players``), e.g. a preset's from
+            :func:`nothanks_env.presets.resolve_config`. With ``num_deals > 1`` each game is a match: its
+            penalties add up over the deals, and win rate, penalty and rank are the match's.
         workers: processes to run in (1 = this process); with ``ray="local"``, the CPUs of the embedded Ray.
         progress: show a progress bar.
         ray: a Ray address to run the chunks of games on as Ray tasks (see :func:`run_many`); the report
@@ -591,13 +638,12 @@ def bench_eval(args: argparse.Namespace | None = None) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--players", type=int, default=3, help="table size, 3..7")
+    add_variant_arguments(ap)
     ap.add_argument("--policy", nargs="+", required=True, help="candidate policy spec(s), see training.specs")
     ap.add_argument("--opponents", nargs="+", default=["heuristic"], help="opponent specs (one repeats)")
     ap.add_argument("--games", type=int, default=5000, help="games (rounded up to a multiple of --players)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1, help="processes (use the core count for speed)")
-    ap.add_argument("--opponent-chips", choices=["hidden", "visible"], default="hidden")
     ap.add_argument("--json", help="write the report as JSON to this path")
     ap.add_argument("--csv", help="write one row per policy as CSV to this path")
     ap.add_argument("--no-progress", action="store_true")
@@ -618,14 +664,15 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
 
     def opponent(spec: str) -> Policy:  # the same opponent spec twice is one policy in two seats
         if spec not in built:
-            built[spec] = load_policy(spec, num_players=args.players)
+            built[spec] = load_policy(spec, num_players=config.num_players)
         return built[spec]
 
     try:  # bad input: one error line and exit code 2, never a traceback
-        candidates = [load_policy(s, num_players=args.players) for s in args.policy]
+        config = variant_config(args)
+        candidates = [load_policy(s, num_players=config.num_players) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
-        config = GameConfig(num_players=args.players, opponent_chips=args.opponent_chips)
-        plan_matchup(candidates, opponents, num_players=args.players, games=args.games, seed=args.seed, config=config)
+        n = config.num_players
+        plan_matchup(candidates, opponents, num_players=n, games=args.games, seed=args.seed, config=config)
         if args.ray is not None:
             connect(args.ray, num_cpus=args.workers)
     except (ValueError, OSError, ImportError) as e:
@@ -634,7 +681,7 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
     report = evaluate(
         candidates,
         opponents,
-        num_players=args.players,
+        num_players=config.num_players,
         games=args.games,
         seed=args.seed,
         config=config,

@@ -38,6 +38,7 @@ import numpy as np
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from training.evaluate import PolicyStats, plan_matchup, run_many
+from training.variants import add_variant_arguments, variant_config
 
 STANDARD_OPPONENTS: tuple[str, ...] = (
     "random",
@@ -313,7 +314,7 @@ def gauntlet(
         seed: every column uses this seed (the same deals in every column).
         columns: the opponent tables (default: :data:`STANDARD_COLUMNS`).
         column_games: column label -> games for that column, replacing its cap and ``games``.
-        config: rule variant (default: standard rules); ``num_deals`` must be 1.
+        config: rule variant (default: standard rules), e.g. a preset's; matches count the match win.
         workers: processes shared by all the columns (1 = this process).
         progress: show a progress bar over all the games.
         ray: a Ray address to play the chunks of every column on as Ray tasks
@@ -400,14 +401,13 @@ def build_parser() -> argparse.ArgumentParser:
     from training.ray_backend import add_ray_argument
 
     ap = _Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--players", type=int, default=3, help="table size, 3..7")
+    add_variant_arguments(ap)
     ap.add_argument("--policy", nargs="+", help="policy spec(s) to put through the gauntlet (training.specs)")
     ap.add_argument("--games", type=int, default=3000, help="games per column (rounded up to a multiple of P)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1, help="processes shared by the columns (the core count)")
     ap.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables")
     ap.add_argument("--column-games", nargs="+", default=[], metavar="LABEL=N", help="games of one column")
-    ap.add_argument("--opponent-chips", choices=["hidden", "visible"], default="hidden")
     ap.add_argument("--json", help="write every report as JSON to this path")
     ap.add_argument("--md", help="write Markdown tables to this path")
     ap.add_argument("--list", action="store_true", help="print the standard columns and exit")
@@ -432,7 +432,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
     if not args.policy:
         raise ValueError("--policy: expected at least one policy spec, got none")
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+    if args.players is not None and not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise ValueError(f"--players: expected a table size in {MIN_PLAYERS}..{MAX_PLAYERS}, got {args.players}")
     for flag in ("games", "workers"):
         if getattr(args, flag) < 1:
@@ -463,9 +463,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_args(args)
         columns = [parse_column(c) for c in args.columns] if args.columns else list(STANDARD_COLUMNS)
         column_games = _column_games(args.column_games)
-        config = GameConfig(num_players=args.players, opponent_chips=args.opponent_chips)
+        config = variant_config(args)
         try:
-            candidates = [load_policy(spec, num_players=args.players) for spec in args.policy]
+            candidates = [load_policy(spec, num_players=config.num_players) for spec in args.policy]
         except ValueError as e:
             raise ValueError(f"--policy: {e}") from e
         if args.ray is not None:
@@ -475,7 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         reports = []
         for policy in candidates:
             report = gauntlet(
-                policy, num_players=args.players, games=args.games, seed=args.seed, columns=columns,
+                policy, num_players=config.num_players, games=args.games, seed=args.seed, columns=columns,
                 column_games=column_games, config=config, workers=args.workers, progress=not args.no_progress,
                 ray=args.ray,
             )  # fmt: skip

@@ -289,6 +289,12 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         config = resolve_config(num_players=num_players, preset=args.preset, **overrides)
     except RuleError as e:
         parser.error(str(e))
+    if config.special_cards:
+        parser.error(
+            f"--preset {args.preset}: expected a variant without special cards (terminal play asks for pass/take "
+            f"only), got special cards {list(config.special_cards)}; play them in the AEC env "
+            "(nothanks_v0.env(preset='wildcards'))"
+        )
     specs = args.opponents or [DEFAULT_OPPONENT] * (num_players - 1)
     if len(specs) != num_players - 1:
         parser.error(f"--opponents: expected {num_players - 1} specs for {num_players} players, got {len(specs)}")

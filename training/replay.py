@@ -34,7 +34,7 @@ from typing import TextIO
 
 import numpy as np
 
-from nothanks_env.game import ACTION_NAMES, Game, SeatView
+from nothanks_env.game import Game, SeatView, describe_action
 from nothanks_env.policy import Policy
 from nothanks_env.records import GameRecord, RecordError, replay
 from nothanks_env.vector import BatchView
@@ -122,7 +122,8 @@ def show_step(
         display.grid(header, rows, title="final results")
         return
     acting = game.current_seat
-    played = f"   recorded: {ACTION_NAMES[record.actions[step]]}" if step < total else "   (record ends here)"
+    played = f"   recorded: {describe_action(record.config, record.actions[step])}" if step < total else (
+        "   (record ends here)")  # fmt: skip
     display.line(f"to act: player_{acting}{played}")
     if policy is not None:
         p, source = action_probabilities(policy, game.seat_view(acting), samples)

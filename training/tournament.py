@@ -21,6 +21,8 @@ Command line::
 
     python -m training.tournament --players 3 --policies random never-take threshold heuristic search \\
         --games 20000 --seed 0 --workers 2 --out runs/league-p3
+    python -m training.tournament --preset open_removed --policies random threshold heuristic ppo-3p \\
+        --games 6000 --out runs/league-open
 """
 
 from __future__ import annotations
@@ -37,8 +39,9 @@ import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import deal_cards
-from training.evaluate import PolicyStats, run_games, summarize, unique_names, write_stats_csv
+from nothanks_env.vector import deal_matches
+from training.evaluate import PolicyStats, check_plays, run_games, summarize, unique_names, write_stats_csv
+from training.variants import add_variant_arguments, variant_config
 
 
 @dataclass
@@ -167,7 +170,8 @@ def tournament(
         num_players: table size.
         games: games to play, rounded up to a multiple of ``num_players``.
         seed: fixes tables, deals, policies' RNGs and the rating order.
-        config: rule variant (default: standard rules); ``num_deals`` must be 1.
+        config: rule variant (default: standard rules), e.g. a preset's; with ``num_deals > 1`` each game
+            is a match whose totals give the ranks.
         workers, progress, ray: as for :func:`training.evaluate.evaluate` (``ray``: a Ray address to play the
             chunks of games on as Ray tasks; the result is the same).
 
@@ -175,15 +179,16 @@ def tournament(
         ValueError: if the pool is smaller than the table or the config does not match.
     """
     config = config or GameConfig(num_players=num_players)
-    if config.num_players != num_players or config.num_deals != 1:
-        raise ValueError(f"config: expected {num_players} players and 1 deal, got {config}")
+    if config.num_players != num_players:
+        raise ValueError(f"config.num_players: expected {num_players}, got {config.num_players}")
+    check_plays(policies, config)
     n = len(policies)
     if n < num_players:
         raise ValueError(f"policies: expected at least {num_players} for {num_players}-player tables, got {n}")
     rng = np.random.default_rng(seed)
     deals = -(-games // num_players)
     lineup = np.argsort(rng.random((deals, n)), axis=1)[:, :num_players]  # P distinct policies, random order
-    deck, removed = deal_cards(config, deals, rng)
+    deck, removed = deal_matches(config, deals, rng)
     deal = np.repeat(np.arange(deals), num_players)
     rot = np.tile(np.arange(num_players), deals)
     seats = np.arange(num_players)
@@ -213,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
     from training.specs import load_policy
 
     ap = argparse.ArgumentParser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--players", type=int, default=3, help="table size, 3..7")
+    add_variant_arguments(ap)
     ap.add_argument("--policies", nargs="+", required=True, help="policy specs of the pool (see training.specs)")
     ap.add_argument("--games", type=int, default=20000, help="games (rounded up to a multiple of --players)")
     ap.add_argument("--seed", type=int, default=0)
@@ -223,7 +228,13 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
     add_ray_argument(ap)
     args = ap.parse_args(argv)
     try:  # bad input: one error line and exit code 2
-        pool = [load_policy(s, num_players=args.players) for s in args.policies]
+        config = variant_config(args)
+        pool = [load_policy(s, num_players=config.num_players) for s in args.policies]
+        if len(pool) < config.num_players:
+            raise ValueError(
+                f"--policies: expected at least {config.num_players} specs for {config.num_players}-player "
+                f"tables, got {len(pool)}"
+            )
         if args.ray is not None:
             connect(args.ray, num_cpus=args.workers)
     except (ValueError, OSError, ImportError) as e:
@@ -232,9 +243,10 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
     t0 = time.perf_counter()
     result = tournament(
         pool,
-        num_players=args.players,
+        num_players=config.num_players,
         games=args.games,
         seed=args.seed,
+        config=config,
         workers=args.workers,
         progress=not args.no_progress,
         ray=args.ray,

@@ -17,7 +17,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal, TextIO
 
-from nothanks_env.game import PASS, Game, HistoryEntry, SeatView, card_points, mask_to_cards, ranks_and_winners
+from nothanks_env.game import (
+    BID0,
+    DROP,
+    PASS,
+    SPECIAL_NAMES,
+    TAKE,
+    Game,
+    HistoryEntry,
+    SeatView,
+    card_points,
+    mask_to_cards,
+    ranks_and_winners,
+)
 from nothanks_env.render import format_runs, render_table
 
 try:  # rich is optional: without it every stream gets the plain fallback
@@ -76,14 +88,21 @@ def describe(entry: HistoryEntry, who: str) -> str:
     """One public decision in words: ``"player_2 passed on 27 (pot now 3)"``, ``"player_3 took 27 with 4 chips"``."""
     if entry.action == PASS:
         return f"{who} passed on {entry.card} (pot now {entry.pot + 1})"
-    return f"{who} took {entry.card} with {entry.pot} chip{'' if entry.pot == 1 else 's'}"
+    if entry.action == TAKE:
+        return f"{who} took {entry.card} with {entry.pot} chip{'' if entry.pot == 1 else 's'}"
+    card = SPECIAL_NAMES.get(entry.card, str(entry.card))  # special cards (wildcards preset)
+    if entry.action == DROP:
+        return f"{who} dropped out of the {card} auction"
+    if entry.action < DROP:
+        return f"{who} bid {entry.action - BID0} for the {card}"
+    return f"{who} chose action {entry.action} for the {card}"
 
 
 def deal_hands(game: Game, deal_index: int) -> list[list[int]]:
     """Every seat's cards at the end of deal ``deal_index``, rebuilt from the public history."""
     hands: list[list[int]] = [[] for _ in range(game.config.num_players)]
     for h in game.history:
-        if h.deal_index == deal_index and h.action != PASS:
+        if h.deal_index == deal_index and h.action == TAKE:
             hands[h.seat].append(h.card)
     return [sorted(cs) for cs in hands]
 

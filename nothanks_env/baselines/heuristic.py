@@ -42,6 +42,8 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from nothanks_env.baselines.simple import forced, own_take_delta
+from nothanks_env.baselines.special import heuristic_bid, heuristic_choice, with_wild_as_card
+from nothanks_env.game import SeatView
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView
 
@@ -118,6 +120,17 @@ class HeuristicPolicy(Policy):
         if not chip_memory:
             changed.append("chip_memory=False")
         self.name = "heuristic" + (":" + ",".join(changed) if changed else "")
+
+    plays_special_cards = True
+
+    def act_special(self, view: SeatView) -> int:
+        """A special-card game: the rule of :mod:`nothanks_env.baselines.special` (bids, choices), and on
+        an offered number card this heuristic with a wild counted as the card of its value."""
+        if view.phase == "auction":
+            return heuristic_bid(view)
+        if view.phase != "offer":
+            return heuristic_choice(view)
+        return int(self.act_batch(BatchView.from_seat_view(with_wild_as_card(view)))[0])
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         q = self.params

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nothanks_env.game import PASS, TAKE
+from nothanks_env.game import PASS, TAKE, SeatView
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView
 
@@ -27,7 +27,8 @@ def forced(view: BatchView) -> np.ndarray:
 
 
 class RandomPolicy(Policy):
-    """Uniform over the legal actions: PASS or TAKE with probability 1/2 each, TAKE when out of chips.
+    """Uniform over the legal actions: PASS or TAKE with probability 1/2 each, TAKE when out of chips; with
+    special cards, uniform over every legal id (bids, drops and choices).
 
     Args:
         seed: seed of :attr:`rng` (the only source of its randomness).
@@ -35,10 +36,16 @@ class RandomPolicy(Policy):
 
     name = "random"
     stochastic = True
+    plays_special_cards = True
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         coin = self.rng.integers(0, 2, len(view), dtype=np.int64)
         return np.where(forced(view), TAKE, coin)
+
+    def act_special(self, view: SeatView) -> int:
+        """Uniform over the legal action ids (bids, drops and choices too) of a special-card game."""
+        legal = view.legal_actions
+        return int(legal[self.rng.integers(0, len(legal))])
 
 
 class NeverTakePolicy(Policy):

@@ -141,9 +141,12 @@ def _preset_config(preset: str, players: int | None) -> GameConfig:
     if preset not in PRESETS:
         raise WebError(f"preset: expected one of {sorted(PRESETS)}, got {preset!r}", 422)
     try:
-        return resolve_config(num_players=players, preset=preset)
+        config = resolve_config(num_players=players, preset=preset)
     except RuleError as e:
         raise WebError(str(e), 422) from e
+    if config.special_cards:  # the browser table asks for pass/take only
+        raise WebError(f"preset: expected a variant without special cards, got {preset!r}", 422)
+    return config
 
 
 def _parse_record(data: dict[str, Any]) -> GameRecord:

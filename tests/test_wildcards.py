@@ -1,0 +1,499 @@
+"""The ``wildcards`` house variant: scripted auctions (state after each step), invariants, leaks, the env.
+
+Rules as issue 9 states them; the engine is :mod:`nothanks_env.game`. Decks are written in play order
+(``deck[0]`` is turned first); seat 0 starts every deal here.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from nothanks_env import encoding, nothanks_v0
+from nothanks_env.game import (
+    BID0,
+    DELETE,
+    DELETE0,
+    DROP,
+    NUM_SPECIAL_ACTIONS,
+    PASS,
+    TAKE,
+    VALUE0,
+    WILD,
+    Deal,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    RuleError,
+    describe_action,
+)
+from nothanks_env.presets import get_preset
+from nothanks_env.records import GameRecord, record_from_game, replay
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Observation space for each agent probably should be",
+    "ignore:Observation is not a NumPy array",
+    "ignore:The base environment `nothanks_v0` does not have a `render_mode` defined",
+)
+
+CFG = GameConfig(num_players=3, special_cards=("wild", "delete"), starting_seat=0)
+REMOVED = (3, 4, 5, 6, 7, 8, 9, 11, 12)
+
+
+def deal(front: list[int], removed: tuple[int, ...] = REMOVED, config: GameConfig = CFG) -> Deal:
+    """A deal whose deck starts with ``front``; the other cards follow in ascending order (specials last)."""
+    box = [*config.all_cards, *config.special_ids]
+    rest = [c for c in box if c not in front and c not in removed]
+    rest.sort(key=lambda c: (c < 0, c))
+    return Deal(tuple(front) + tuple(rest), tuple(sorted(removed)))
+
+
+def new_game(front: list[int], removed: tuple[int, ...] = REMOVED) -> Game:
+    g = Game(CFG)
+    g.reset(deals=[deal(front, removed)])
+    return g
+
+
+def bid(k: int) -> int:
+    return BID0 + k
+
+
+# ---------------------------------------------------------------------------- config and action space
+def test_preset_counts_and_action_pieces():
+    cfg = get_preset("wildcards")
+    assert cfg.special_cards == ("wild", "delete")
+    assert cfg.deck_size == 26 and cfg.num_actions == NUM_SPECIAL_ACTIONS == 125
+    assert (BID0, DROP, VALUE0, DELETE0) == (2, 58, 59, 92)
+    assert [describe_action(cfg, a) for a in (0, 1, 2, 57, 58, 59, 91, 92, 124)] == [
+        "pass", "take", "bid 0", "bid 55", "drop", "value 3", "value 35", "delete 3", "delete 35",
+    ]  # fmt: skip
+    assert GameConfig().num_actions == 2 and GameConfig().deck_size == 24
+
+
+def test_config_rejects_bad_special_cards_and_too_many_chips():
+    with pytest.raises(RuleError, match=r"special_cards: expected distinct names from \('wild', 'delete'\), got"):
+        GameConfig(special_cards=("wild", "wild"))
+    with pytest.raises(RuleError, match="special_cards: expected a tuple of names"):
+        GameConfig(special_cards="wild")
+    with pytest.raises(RuleError, match=r"at most 55 chips dealt in all with special cards.*got 60"):
+        GameConfig(num_players=4, starting_chips=15, special_cards=("wild",))
+    assert GameConfig(special_cards=["delete", "wild"]).special_cards == ("wild", "delete")
+
+
+# ---------------------------------------------------------------------------- scripted auctions
+def test_opener_bids_zero_and_everyone_drops():
+    g = new_game([WILD, 20])
+    assert (g.phase, g.current_seat, g.face_up_card, g.face_up_special) == ("auction", 0, None, "wild")
+    assert g.legal_actions() == tuple(range(BID0, BID0 + 12))  # 0..11 chips, no drop before bidding
+    with pytest.raises(IllegalActionError, match="phase 'auction' for seat 0, got drop"):
+        g.step(DROP)
+    g.step(bid(0))
+    assert (g.high_bid, g.high_bidder, g.current_seat) == (0, 0, 1)
+    assert g.legal_actions() == (*range(BID0 + 1, BID0 + 12), DROP)
+    g.step(DROP)
+    assert (g.in_auction, g.current_seat) == ([True, False, True], 2)
+    g.step(DROP)
+    assert (g.phase, g.current_seat, g.chips, g.paid) == ("choose_value", 0, [11, 11, 11], [0, 0, 0])
+    assert len(g.legal_actions()) == 33  # seat 0 holds nothing: every value
+    g.step(VALUE0 + 35 - 3)
+    assert (g.wild_value, g.phase, g.current_seat, g.face_up_card) == ([35, None, None], "offer", 0, 20)
+    assert g.penalties() == [35 - 11, -11, -11]
+
+
+def test_raise_war_then_delete_with_no_cards_then_take():
+    g = new_game([10, DELETE, 30])
+    g.step(TAKE)  # seat 0 takes 10 and turns the delete: it opens
+    assert (g.phase, g.current_seat, g.face_up_special) == ("auction", 0, "delete")
+    for seat, action, high in [(0, bid(1), 1), (1, bid(2), 2), (2, bid(3), 3), (0, bid(4), 4)]:
+        assert g.current_seat == seat
+        g.step(action)
+        assert g.high_bid == high and g.high_bidder == seat
+    g.step(DROP)  # seat 1 out
+    assert g.current_seat == 2
+    with pytest.raises(IllegalActionError):
+        g.step(bid(4))  # must beat the high bid
+    g.step(bid(5))
+    assert g.current_seat == 0  # seat 1 is skipped
+    g.step(DROP)
+    # seat 2 wins at 5; those chips leave the game; it holds no card, so its next take is discarded
+    assert (g.chips, g.paid, g.pending_delete) == ([11, 11, 6], [0, 0, 5], [False, False, True])
+    assert (g.phase, g.current_seat, g.face_up_card) == ("offer", 2, 30)
+    for _ in range(3):
+        g.step(PASS)
+    assert (g.pot, g.chips) == (3, [10, 10, 5])
+    g.step(TAKE)
+    assert (g.cards[2], g.discarded, g.pending_delete, g.chips) == (0, [30], [False] * 3, [10, 10, 8])
+    assert g.penalties() == [10 - 10, -10, -8]
+    assert sum(g.chips) + g.pot + sum(g.paid) == 33
+
+
+def test_raise_to_all_chips_leaves_only_drops_and_then_must_take():
+    g = new_game([WILD, 20])
+    g.step(bid(3))
+    g.step(bid(11))  # seat 1 bids every chip it has
+    assert g.legal_actions() == (DROP,)  # seat 2 has 11 chips: it cannot beat 11
+    g.step(DROP)
+    assert g.legal_actions() == (DROP,)
+    g.step(DROP)
+    assert (g.chips, g.paid, g.phase, g.current_seat) == ([11, 0, 11], [0, 11, 0], "choose_value", 1)
+    g.step(VALUE0 + 21 - 3)
+    assert (g.face_up_card, g.current_seat, g.legal_actions()) == (20, 1, (TAKE,))
+    view = g.seat_view(1)
+    assert view.legal_actions == (TAKE,) and view.take_delta() == -1  # 20 below the wild's 21 saves 1
+
+
+def test_wild_bridges_two_runs_and_a_later_number_card_adds_nothing():
+    g = new_game([20, 22, WILD, 21, 23])
+    g.step(TAKE)
+    g.step(TAKE)  # seat 0 holds 20 and 22: 42 points
+    assert g.penalties()[0] == 42 - 11
+    g.step(bid(2))
+    g.step(DROP)
+    g.step(DROP)
+    assert g.phase == "choose_value"
+    legal = g.legal_actions()
+    assert VALUE0 + 20 - 3 not in legal and VALUE0 + 22 - 3 not in legal and len(legal) == 31
+    g.step(VALUE0 + 21 - 3)
+    assert (g.wild_value[0], g.penalties()[0], g.face_up_card) == (21, 20 - 9, 21)
+    g.step(TAKE)  # the number card 21: held, but it adds nothing
+    assert (g.cards[0] >> 21 & 1, g.penalties()[0]) == (1, 20 - 9)
+    g.step(TAKE)  # 23 joins the run 20-23
+    assert g.penalties()[0] == 20 - 9
+
+
+def test_delete_with_cards_discards_the_chosen_one():
+    g = new_game([10, 30, DELETE, 31])
+    g.step(TAKE)
+    g.step(TAKE)
+    g.step(bid(0))
+    g.step(DROP)
+    g.step(DROP)
+    assert (g.phase, g.current_seat, g.legal_actions()) == ("choose_discard", 0, (DELETE0 + 7, DELETE0 + 27))
+    with pytest.raises(IllegalActionError):
+        g.step(DELETE0 + 31 - 3)  # not held
+    g.step(DELETE0 + 30 - 3)
+    assert (g.cards[0], g.discarded, g.phase, g.face_up_card) == (1 << 10, [30], "offer", 31)
+
+
+def test_special_card_as_last_card_ends_the_deal_after_its_use():
+    front = [c for c in range(13, 36) if c != 10] + [10, DELETE, WILD]
+    g = new_game(front)
+    for _ in range(24):
+        g.step(TAKE)  # seat 0 takes every number card, then turns the delete
+    assert (g.phase, g.face_up_special) == ("auction", "delete")
+    g.step(bid(0))
+    g.step(DROP)
+    g.step(DROP)
+    assert g.step(DELETE0 + 35 - 3) is False  # the wild is still to come
+    assert (g.phase, g.current_seat) == ("auction", 0)
+    g.step(bid(0))
+    g.step(bid(1))
+    g.step(DROP)
+    assert g.step(DROP) is False and g.phase == "choose_value" and not g.deck
+    assert g.step(VALUE0 + 3 - 3) is True and g.is_over
+    assert g.wild_value[1] == 3 and g.final_penalties() == [10 + 13 - 11, 3 - 10, -11]
+    with pytest.raises(IllegalActionError, match="match is over"):
+        g.step(TAKE)
+
+
+def test_delete_won_last_with_no_cards_ends_at_the_auction():
+    front = [c for c in range(13, 36)] + [10, WILD, DELETE]
+    g = new_game(front)
+    for _ in range(24):
+        g.step(TAKE)
+    g.step(bid(0))
+    g.step(DROP)
+    g.step(DROP)
+    g.step(VALUE0)
+    g.step(bid(0))
+    g.step(bid(1))  # seat 1 (no cards) raises
+    g.step(DROP)
+    assert g.step(DROP) is True and g.is_over and g.pending_delete[1]
+    assert g.final_penalties()[1] == -10
+
+
+def test_special_card_among_the_removed_is_never_revealed():
+    removed = (3, 4, 5, 6, 7, 8, 9, 11, WILD)
+    g = new_game([12, 20], removed)
+    assert len(g.deck) == 26 and WILD not in g.deck
+    views = [g.seat_view(s) for s in range(3)]
+    assert all(v.unseen_special == ("wild", "delete") for v in views)
+    assert all(WILD not in v.unseen for v in views)  # unseen holds number cards only
+    while not g.is_over:
+        legal = g.legal_actions()
+        g.step(TAKE if TAKE in legal else legal[0])
+    assert g.seat_view(0).unseen_special == ("wild",)  # the delete was turned; the wild never was
+
+
+# ---------------------------------------------------------------------------- invariants
+def legal_by_spec(g: Game) -> set[int]:
+    """Legal ids written from the issue's text, independently of the engine's legal_actions."""
+    seat, cfg = g.current_seat, g.config
+    chips, held = g.chips[seat], g.cards[seat]
+    if g.phase == "offer":
+        return {a for a in (PASS, TAKE) if a == TAKE or chips > 0}
+    if g.phase == "auction":
+        low = 0 if g.high_bid is None else g.high_bid + 1
+        return {BID0 + k for k in range(low, chips + 1)} | ({DROP} if g.high_bid is not None else set())
+    if g.phase == "choose_value":
+        return {VALUE0 + v - cfg.lowest_card for v in cfg.all_cards if not held >> v & 1}
+    return {DELETE0 + v - cfg.lowest_card for v in cfg.all_cards if held >> v & 1}
+
+
+def check_invariants(g: Game, config: GameConfig, used: list[int], played: int) -> None:
+    n = config.num_players
+    assert sum(g.chips) + g.pot + sum(g.paid) == n * config.chips_per_player
+    assert all(c >= 0 for c in g.chips) and g.chips == g.tracked
+    hands = [c for s in range(n) for c in range(64) if g.cards[s] >> c & 1]
+    places = [*g.deck, *g.removed_hidden, *hands, *g.discarded, *config.removed_face_up, *used]
+    assert sorted(places) == sorted([*config.all_cards, *config.special_ids])
+    assert played + len(g.deck) == config.deck_size
+    assert sum(w is not None for w in g.wild_value) == (WILD in used and g.phase != "choose_value")
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
+def test_invariants_over_random_games(n):
+    config = get_preset("wildcards", num_players=n)
+    rng = random.Random(n)
+    auctions = choices = 0
+    for game_no in range(400):
+        g = Game(config)
+        g.reset(seed=game_no)
+        used: list[int] = []
+        played = decisions = 0
+        while not g.is_over:
+            assert set(g.legal_actions()) == legal_by_spec(g)
+            if game_no % 8 == 0:  # the env's mask (through the seat view) on a sample of games
+                view = g.seat_view(g.current_seat)
+                assert set(np.flatnonzero(encoding.action_mask(view))) == legal_by_spec(g)
+            deck_before, phase = len(g.deck), g.phase
+            special_up = g.deck[0] if g.deck and g.deck[0] < 0 else None
+            ended = g.step(rng.choice(g.legal_actions()))
+            decisions += 1
+            if len(g.deck) < deck_before:
+                played += 1
+                if special_up is not None:
+                    used.append(special_up)
+                    auctions += 1
+            choices += phase.startswith("choose")
+            assert ended == g.is_over  # single deal: it ends exactly at the last card's end
+            assert ended == (not g.deck and g.phase == "offer")
+            check_invariants(g, config, used, played)
+        assert played == config.deck_size and decisions <= config.max_decisions_per_deal
+        assert g.final_penalties() == g.penalties()
+    assert auctions > 400 and choices > 200  # the random games reach the auctions and the choices
+
+
+def test_match_of_wildcard_deals_adds_up_and_rotates():
+    config = get_preset("wildcards", num_players=4, num_deals=3, starting_seat=1)
+    g = Game(config)
+    g.reset(seed=3)
+    rng = random.Random(0)
+    starts = [g.current_seat]
+    while not g.is_over:
+        if g.step(rng.choice(g.legal_actions())) and not g.is_over:
+            starts.append(g.current_seat)
+            assert (g.paid, g.discarded, g.wild_value) == ([0] * 4, [], [None] * 4)
+    assert starts == [1, 2, 3]
+    assert g.final_penalties() == [sum(d[s] for d in g.deal_penalties) for s in range(4)]
+
+
+# ---------------------------------------------------------------------------- hidden information
+def test_paired_deals_differing_in_hidden_cards_give_identical_observations():
+    """Same public play; one deal removes the wild, the other puts it last (never turned) and swaps two
+    hidden number cards: every observation of every seat is identical until the wild is turned."""
+    removed_a = (3, 4, 5, 6, 7, 8, 9, 11, WILD)
+    removed_b = (3, 4, 5, 6, 7, 8, 9, 11, 34)
+    front = [12, DELETE, *range(13, 34)]
+    a = Deal(tuple(front) + (10, 35, 34), tuple(sorted(removed_a)))
+    b = Deal(tuple(front) + (10, 35, WILD), tuple(sorted(removed_b)))
+    for chip_memory in (False, True):
+        ea, eb = (nothanks_v0.raw_env(config=CFG, chip_memory=chip_memory) for _ in range(2))
+        ea.reset(options={"deals": [a]})
+        eb.reset(options={"deals": [b]})
+        rng = random.Random(1)
+        steps = 0
+        while len(ea.game.deck) > 1:  # the last card differs (34 vs the wild): stop before it is turned
+            for agent in ea.agents:
+                oa, ob = ea.observe(agent), eb.observe(agent)
+                np.testing.assert_array_equal(oa["observation"], ob["observation"])
+                np.testing.assert_array_equal(oa["action_mask"], ob["action_mask"])
+            legal = np.flatnonzero(ea.observe(ea.agent_selection)["action_mask"])
+            action = int(rng.choice(legal))
+            ea.step(action)
+            eb.step(action)
+            steps += 1
+        assert steps > 25
+        assert ea.game.seat_view(0).unseen_special == ("wild",)  # removed: never turned
+        assert eb.game.face_up_special == "wild" and eb.game.seat_view(0).unseen_special == ()
+
+
+def test_opponent_chips_stay_hidden_but_payments_are_public():
+    g = new_game([WILD, 20])
+    g.step(bid(4))
+    g.step(DROP)
+    g.step(DROP)
+    view = g.seat_view(1)
+    assert view.chips == (None, 11, None) and view.paid == (4, 0, 0) and view.tracked_chips == (7, 11, 11)
+    obs = encoding.split(encoding.encode(view))
+    assert obs["seat_chips_known"][:3].tolist() == [1, 0, 0]
+    assert obs["seat_paid"][:3].tolist() == [0, 0, pytest.approx(4 / 55)]  # slot 2 = seat 0 from seat 1
+
+
+# ---------------------------------------------------------------------------- observation and env
+def test_observation_layout_appends_special_pieces_only_for_special_configs():
+    assert encoding.OBS_SIZE == 389 and encoding.SPECIAL_OBS_SIZE == 499
+    assert encoding.obs_size(GameConfig()) == 389 and encoding.layout(GameConfig()) == encoding.LAYOUT
+    table = [(p.name, p.size) for p in encoding.layout(CFG)]
+    assert table[: len(encoding.LAYOUT)] == [(p.name, p.size) for p in encoding.LAYOUT]
+    assert sum(size for _, size in table) == 499
+    doc = encoding.__doc__
+    for p in encoding.SPECIAL_LAYOUT:
+        assert f"\n{p.name.ljust(23)}{str(p.size).ljust(7)}" in doc
+
+
+def test_observation_pieces_during_an_auction():
+    g = new_game([20, WILD, 25])
+    g.step(TAKE)
+    g.step(bid(2))
+    g.step(bid(3))  # seat 1 raises; seat 2 to act
+    o = encoding.split(encoding.encode(g.seat_view(2)))
+    assert o["phase"].tolist() == [0, 1, 0, 0] and o["auction_card"].tolist() == [1, 0]
+    assert o["high_bid"][0] == pytest.approx(3 / 55)
+    assert o["high_bidder"].tolist() == [0, 0, 1, 0, 0, 0, 0]  # seat 1 is slot 2 from seat 2
+    assert o["in_auction"].tolist() == [1, 1, 1, 0, 0, 0, 0]
+    assert o["face_up_card"].sum() == 0 and o["seat_take_delta"].sum() == 0
+    assert o["special_unseen"].tolist() == [0, 1]
+    assert o["seat_cards"][1, 20 - 3] == 1  # seat 0 (slot 1) holds 20
+
+
+def test_env_spaces_mask_and_state_for_wildcards():
+    e = nothanks_v0.env(preset="wildcards", num_players=5)
+    e.reset(seed=0)
+    agent = e.agent_selection
+    assert e.action_space(agent).n == 125
+    obs = e.observe(agent)
+    assert obs["observation"].shape == (499,) and obs["action_mask"].shape == (125,)
+    assert e.observation_space(agent)["observation"].contains(obs["observation"])
+    raw = e.unwrapped
+    assert raw.state().shape == raw.state_space.shape == (499 + 70,)
+    assert "Discrete(125)" in nothanks_v0.raw_env.__doc__
+
+
+def test_env_illegal_bid_terminates_with_penalty_under_the_standard_wrapper():
+    e = nothanks_v0.env(config=CFG)
+    e.reset(options={"deals": [deal([WILD])]})
+    e.step(DROP)  # the opener may not drop before bidding
+    assert all(e.terminations.values())
+    assert e.rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+
+
+@pytest.mark.parametrize("n", [3, 5, 7])
+def test_api_and_seed_test_wildcards_and_match3(n):
+    api_test(nothanks_v0.env(preset="wildcards", num_players=n), num_cycles=300)
+    seed_test(lambda: nothanks_v0.env(preset="wildcards", num_players=n), num_cycles=300)
+    api_test(nothanks_v0.env(preset="match3", num_players=n), num_cycles=300)
+    seed_test(lambda: nothanks_v0.env(preset="match3", num_players=n), num_cycles=300)
+
+
+def test_record_round_trip_and_render():
+    g = Game(get_preset("wildcards", num_players=4))
+    g.reset(seed=11)
+    rng = random.Random(2)
+    while not g.is_over:
+        g.step(rng.choice(g.legal_actions()))
+    rec = GameRecord.from_json(record_from_game(g, seed=11).to_json())
+    assert rec.config.special_cards == ("wild", "delete") and max(rec.actions) > 1
+    assert replay(rec).final_penalties() == g.final_penalties()
+    g2 = copy.deepcopy(g)
+    g2.reset(deals=[deal([WILD])], seed=0)
+    from nothanks_env.render import render_table
+
+    text = render_table(g2.seat_view(0), g2)
+    assert "auction for wild (?): no bid yet" in text
+
+
+# ---------------------------------------------------------------------------- scripted players
+def test_heuristic_bids_up_to_the_card_value_and_chooses_the_best_value():
+    from nothanks_env.baselines import HeuristicPolicy, ThresholdPolicy
+
+    h = HeuristicPolicy()
+    g = new_game([20, 22, WILD, 21])
+    g.step(TAKE)
+    g.step(TAKE)  # seat 0 holds 20 and 22: a wild at 21 saves 22 points
+    assert h.act(g.seat_view(0)) == bid(0)  # the opener bids 0
+    g.step(bid(0))
+    # seat 1 holds nothing: a wild costs it at least 3 points (V = -3), so it drops
+    assert h.act(g.seat_view(1)) == DROP
+    g.step(bid(1))  # a scripted raise by seat 1
+    g.step(DROP)
+    # seat 0: V = 22, ceiling min(11 - 1, 21) = 10: it raises by one
+    assert h.act(g.seat_view(0)) == bid(2)
+    for _ in range(3):  # seats 0, 1, 0 raise by one
+        g.step(bid(g.high_bid + 1))
+    assert (g.high_bid, g.current_seat) == (4, 1)
+    g.step(bid(10))  # seat 1 outbids the ceiling
+    assert h.act(g.seat_view(0)) == DROP
+    g.step(DROP)  # seat 0 drops; seat 1 wins at 10
+    assert (g.phase, g.current_seat) == ("choose_value", 1)
+    assert h.act(g.seat_view(1)) == VALUE0  # nothing held: the lowest value (3 points)
+    with pytest.raises(RuleError, match="policy threshold: expected a policy that plays special cards"):
+        ThresholdPolicy().act(g.seat_view(1))
+
+
+def test_heuristic_discards_the_card_that_saves_most_and_counts_the_wild_on_offers():
+    from nothanks_env.baselines import HeuristicPolicy
+    from nothanks_env.baselines.special import with_wild_as_card
+    from nothanks_env.vector import BatchView
+
+    h = HeuristicPolicy()
+    g = new_game([10, 30, DELETE, 31])
+    g.step(TAKE)
+    g.step(TAKE)
+    g.step(bid(0))
+    g.step(DROP)
+    g.step(DROP)
+    assert h.act(g.seat_view(0)) == DELETE0 + 30 - 3  # 30 saves 30 points, 10 saves 10
+    g.step(DELETE0 + 30 - 3)
+    g2 = new_game([20, WILD, 22, 21])
+    g2.step(TAKE)
+    g2.step(bid(0))
+    g2.step(DROP)
+    g2.step(DROP)
+    assert h.act(g2.seat_view(0)) == VALUE0 + 19 - 3  # 19 below 20: saves 1 point (Δ = -1)
+    g2.step(VALUE0 + 21 - 3)  # scripted: the wild is 21
+    # on the offered 22 the standard rule sees the wild as the card 21: 22 extends 20-21 for free
+    seen = BatchView.from_seat_view(with_wild_as_card(g2.seat_view(0)))
+    assert seen.cards[0, 0] == (1 << 20) | (1 << 21) and seen.take_delta[0, 0] == 0
+    assert h.act(g2.seat_view(0)) == int(h.act_batch(seen)[0])
+
+
+def test_heuristic_beats_random_in_wildcards_evaluation():
+    from nothanks_env.baselines import HeuristicPolicy, RandomPolicy
+    from training.evaluate import evaluate
+
+    report = evaluate(
+        [HeuristicPolicy()], [RandomPolicy()], num_players=3, games=60, seed=0, config=get_preset("wildcards")
+    )
+    assert report.games == 60 and report["heuristic"].win_rate > 0.8
+
+
+def test_terminal_play_refuses_special_cards_and_history_is_told_in_words(capsys):
+    from training import play
+    from training.tui import describe
+
+    with pytest.raises(SystemExit) as e:
+        play.main(["--preset", "wildcards", "--seed", "1"])
+    assert e.value.code == 2
+    assert "--preset wildcards: expected a variant without special cards" in capsys.readouterr().err
+    g = new_game([WILD, 20])
+    g.step(bid(2))
+    g.step(DROP)
+    assert [describe(h, f"player_{h.seat}") for h in g.history] == [
+        "player_0 bid 2 for the wild",
+        "player_1 dropped out of the wild auction",
+    ]
