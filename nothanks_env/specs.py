@@ -33,7 +33,7 @@ import inspect
 import pathlib
 
 from nothanks_env.baselines import BASELINES
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, check_player_count
 
 
 def list_baselines() -> list[str]:
@@ -139,6 +139,16 @@ def _user_policy(spec: str) -> Policy:
     return obj
 
 
+def _looks_like_path(spec: str) -> bool:
+    """A spec that can only mean a file: a path separator, a leading ``.`` or ``~``, or a checkpoint file name."""
+    return (
+        "/" in spec
+        or "\\" in spec
+        or spec.startswith((".", "~"))
+        or spec.endswith((".safetensors", ".json", ".pt", ".zip"))
+    )
+
+
 def _checkpoints(spec: str):
     try:
         return importlib.import_module("training.checkpoints")
@@ -174,6 +184,11 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
         policy = _baseline(spec, head, tail, seed, num_players)
     elif pathlib.Path(spec).exists():
         policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(spec))
+    elif _looks_like_path(spec):
+        raise ValueError(
+            f"policy spec {spec!r}: the path {spec} does not exist (expected an existing checkpoint directory "
+            "or a file in one)"
+        )
     elif sep and tail and "=" not in tail:
         policy = _user_policy(spec)
     else:
@@ -192,7 +207,6 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
             policy = _checkpoints(spec).load_checkpoint_policy(spec)  # the short name labels the policy
     if seed is not None and callable(getattr(policy, "seed", None)):
         policy.seed(seed)
-    want = getattr(policy, "num_players", None)
-    if num_players is not None and isinstance(want, int) and want != num_players:
-        raise ValueError(f"policy spec {spec!r}: the policy plays {want} players, expected {num_players}")
+    if num_players is not None:
+        check_player_count(policy, num_players, f"policy spec {spec!r}")
     return policy

@@ -31,12 +31,12 @@ import pathlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import NoReturn
 
 import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
+from training.cli import Parser
 from training.evaluate import PolicyStats, plan_matchup, run_many
 
 STANDARD_OPPONENTS: tuple[str, ...] = (
@@ -386,15 +386,8 @@ def write_markdown(path: str | pathlib.Path, reports: Sequence[GauntletReport]) 
 
 
 # ----------------------------------------------------------------------------- command line
-class _Parser(argparse.ArgumentParser):
-    """argparse with bad input reported as one ``error:`` line and exit code 2 (no usage block)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=3, help="table size, 3..7")
     ap.add_argument("--policy", nargs="+", help="policy spec(s) to put through the gauntlet (training.specs)")
     ap.add_argument("--games", type=int, default=3000, help="games per column (rounded up to a multiple of P)")

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from nothanks_env.game import GameConfig
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, check_player_count
 from nothanks_env.vector import deal_cards
 from training.evaluate import PolicyStats, run_games, summarize, unique_names, write_stats_csv
 
@@ -169,7 +169,8 @@ def tournament(
         workers, progress: as for :func:`training.evaluate.evaluate`.
 
     Raises:
-        ValueError: if the pool is smaller than the table or the config does not match.
+        ValueError: if the pool is smaller than the table, the config does not match, ``games < 1``, or a
+            policy declares other table sizes (a checkpoint trained at other player counts).
     """
     config = config or GameConfig(num_players=num_players)
     if config.num_players != num_players or config.num_deals != 1:
@@ -177,6 +178,10 @@ def tournament(
     n = len(policies)
     if n < num_players:
         raise ValueError(f"policies: expected at least {num_players} for {num_players}-player tables, got {n}")
+    if games < 1:
+        raise ValueError(f"games: expected an int >= 1, got {games!r}")
+    for p in policies:
+        check_player_count(p, num_players)
     rng = np.random.default_rng(seed)
     deals = -(-games // num_players)
     lineup = np.argsort(rng.random((deals, n)), axis=1)[:, :num_players]  # P distinct policies, random order
@@ -204,19 +209,38 @@ def tournament(
     return TournamentResult(num_players, len(seating), seed, seconds, rows)
 
 
-def main(argv: Sequence[str] | None = None) -> TournamentResult:
-    from training.specs import load_policy
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser; bad input is one ``error:`` line and exit code 2 (:mod:`training.cli`)."""
+    from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
+    from training.cli import Parser, int_in
 
-    ap = argparse.ArgumentParser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--players", type=int, default=3, help="table size, 3..7")
+    ap = Parser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int_in(MIN_PLAYERS, MAX_PLAYERS), default=3, help="table size, 3..7")
     ap.add_argument("--policies", nargs="+", required=True, help="policy specs of the pool (see training.specs)")
-    ap.add_argument("--games", type=int, default=20000, help="games (rounded up to a multiple of --players)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=1, help="processes (use the core count for speed)")
+    ap.add_argument("--games", type=int_in(1), default=20000, help="games (rounded up to a multiple of --players)")
+    ap.add_argument("--seed", type=int_in(0), default=0)
+    ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--out", type=pathlib.Path, required=True, help="directory for the leaderboard files")
     ap.add_argument("--no-progress", action="store_true")
-    args = ap.parse_args(argv)
-    pool = [load_policy(s, num_players=args.players) for s in args.policies]
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> TournamentResult:
+    """Run the command line; bad input exits with code 2 after one ``error:`` line."""
+    from training.cli import load_spec, refuse
+    from training.specs import load_policy
+
+    args = build_parser().parse_args(argv)
+    try:
+        if args.out.exists() and not args.out.is_dir():
+            raise ValueError(f"--out: expected a directory, got the file {str(args.out)!r}")
+        pool = [load_spec(load_policy, "--policies", s, num_players=args.players) for s in args.policies]
+        if len(pool) < args.players:
+            raise ValueError(
+                f"--policies: expected at least {args.players} specs for {args.players}-player tables, got {len(pool)}"
+            )
+    except (ValueError, OSError) as e:
+        refuse(e)
     t0 = time.perf_counter()
     result = tournament(
         pool,
