@@ -440,6 +440,12 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     missing = [
         k for k in ("files", "activation", "chip_memory", "observation_layout", METADATA_DIGEST) if k not in meta
     ]
+    if missing == [METADATA_DIGEST]:  # saved before metadata carried its own digest
+        raise CheckpointError(
+            f"checkpoint {p}: {METADATA_FILE}: expected keys {missing}, which are missing (a checkpoint saved "
+            "before metadata was checksummed: if you trust it, add the digest with "
+            "training.checkpoints.write_metadata(path, json.loads(metadata))"
+        )
     if missing:
         raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: expected keys {missing}, which are missing")
     got = metadata_digest(meta)
