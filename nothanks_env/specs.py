@@ -110,7 +110,10 @@ def _baseline(spec: str, name: str, text: str, seed: int | None, num_players: in
                 )
             except ValueError as e:
                 raise ValueError(f"policy spec {spec!r}: parameter {key}: {e}") from e
-    return cls(seed=seed, **params)
+    try:
+        return cls(seed=seed, **params)
+    except (TypeError, ValueError) as e:  # a parameter of the wrong type or out of range
+        raise ValueError(f"policy spec {spec!r}: {e}") from e
 
 
 def _is_policy(obj: object) -> bool:
@@ -137,6 +140,13 @@ def _user_policy(spec: str) -> Policy:
             f"policy spec {spec!r}: expected a Policy (an object with act_batch), got {type(obj).__name__}"
         )
     return obj
+
+
+def _exists(spec: str) -> bool:
+    try:
+        return pathlib.Path(spec).exists()
+    except (OSError, ValueError):  # a name too long for the file system, a null byte
+        return False
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -173,8 +183,8 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
 
     Raises:
         ValueError: naming the spec received and what is valid, for an unknown name, bad parameters,
-            a module or attribute that cannot be imported, an object that is not a policy, or a
-            player-count mismatch.
+            a path that does not exist or holds no checkpoint, a corrupted checkpoint, a module or
+            attribute that cannot be imported, an object that is not a policy, or a player-count mismatch.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"policy spec: expected a non-empty string, got {spec!r}")
@@ -182,8 +192,11 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
     head, sep, tail = spec.partition(":")
     if head in BASELINES:
         policy = _baseline(spec, head, tail, seed, num_players)
-    elif pathlib.Path(spec).exists():
-        policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(spec))
+    elif _exists(spec):
+        try:
+            policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(spec))
+        except FileNotFoundError as e:  # a path that exists but holds no checkpoint
+            raise ValueError(f"policy spec {spec!r}: {e}") from e
     elif _looks_like_path(spec):
         raise ValueError(
             f"policy spec {spec!r}: the path {spec} does not exist (expected an existing checkpoint directory "

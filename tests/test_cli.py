@@ -135,7 +135,8 @@ BAD_INT_TEXT = st.one_of(
 @FUZZ
 @given(value=st.one_of(BAD_INT_TEXT, st.integers(max_value=0).map(str)))
 def test_fuzz_evaluate_games(value):
-    code, err = run_cli(evaluate.main, ["--policy", "random", "--games", value, "--no-progress"])
+    # --flag=value: argparse would read a separate "-inf" or "-1e+300" as an option, not as the value
+    code, err = run_cli(evaluate.main, ["--policy", "random", f"--games={value}", "--no-progress"])
     got = str(int(value)) if value.lstrip("-").isdigit() else repr(value)
     assert_refused(code, err, f"argument --games: expected an int >= 1, got {got}")
 
@@ -144,10 +145,10 @@ def test_fuzz_evaluate_games(value):
 @given(value=st.one_of(BAD_INT_TEXT, st.integers().filter(lambda n: not 3 <= n <= 7).map(str)))
 def test_fuzz_players_of_every_cli(value):
     for main, argv in (
-        (evaluate.main, ["--policy", "random", "--players", value]),
-        (tournament.main, ["--policies", "random", "--out", "o", "--players", value]),
-        (_play, ["--players", value]),
-        (gauntlet.main, ["--policy", "random", "--players", value]),
+        (evaluate.main, ["--policy", "random", f"--players={value}"]),
+        (tournament.main, ["--policies", "random", "--out", "o", f"--players={value}"]),
+        (_play, [f"--players={value}"]),
+        (gauntlet.main, ["--policy", "random", f"--players={value}"]),
     ):
         code, err = run_cli(main, argv)
         assert_refused(code, err, "--players")
@@ -157,7 +158,7 @@ def test_fuzz_players_of_every_cli(value):
 @FUZZ
 @given(value=st.one_of(BAD_INT_TEXT, st.integers(max_value=-1).map(str)))
 def test_fuzz_seeds(value):
-    code, err = run_cli(tournament.main, ["--policies", "a", "b", "c", "--out", "o", "--seed", value])
+    code, err = run_cli(tournament.main, ["--policies", "a", "b", "c", "--out", "o", f"--seed={value}"])
     assert_refused(code, err, "argument --seed: ")
 
 
