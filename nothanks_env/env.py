@@ -30,6 +30,7 @@ from nothanks_env.game import (
     IllegalActionError,
     RuleError,
     ranks_and_winners,
+    validate_deals,
 )
 from nothanks_env.observer import ObservationTable
 from nothanks_env.presets import resolve_config
@@ -350,7 +351,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        deals = parse_deals((options or {}).get("deals"))
+        if options is not None and not isinstance(options, dict):
+            raise RuleError(f"options: expected a dict or None, got {options!r}")
+        # Every argument is checked before any state changes: a refused reset leaves the env as it was.
+        deals = validate_deals(self.config, parse_deals((options or {}).get("deals")))
         if seed is not None:
             if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
                 raise RuleError(f"seed: expected an int or None, got {seed!r}")
@@ -504,7 +508,11 @@ def parse_deals(deals: Any) -> list[Deal] | None:
     for i, d in enumerate(deals):
         if isinstance(d, Deal):
             out.append(d)
-        elif isinstance(d, dict) and set(d) == {"deck", "removed_hidden"}:
+        elif (
+            isinstance(d, dict)
+            and set(d) == {"deck", "removed_hidden"}
+            and all(isinstance(d[k], (list, tuple)) for k in ("deck", "removed_hidden"))
+        ):
             out.append(Deal(tuple(d["deck"]), tuple(d["removed_hidden"])))
         else:
             raise RuleError(

@@ -34,6 +34,7 @@ is one call to :meth:`Game.step`.
 
 from __future__ import annotations
 
+import numbers
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -163,6 +164,8 @@ class GameConfig:
             raise _fail(
                 "highest_card - lowest_card + 1", f"at most {MAX_CARD_VALUES} card values", self.num_card_values
             )
+        if isinstance(self.removed_face_up, (str, bytes, dict)) or not isinstance(self.removed_face_up, Iterable):
+            raise _fail("removed_face_up", "a sequence of card values", self.removed_face_up)
         object.__setattr__(self, "removed_face_up", tuple(self.removed_face_up))
         for c in self.removed_face_up:
             if not is_int(c) or not self.lowest_card <= c <= self.highest_card:
@@ -249,7 +252,18 @@ class Deal:
     removed_hidden: tuple[int, ...]
 
     def validate(self, config: GameConfig) -> None:
-        """Check this deal against ``config``; raise :class:`RuleError` naming the problem."""
+        """Check this deal against ``config``; raise :class:`RuleError` naming the problem.
+
+        Card values must be ints (``bool`` and floats such as ``3.0`` are refused: they would compare equal
+        to the box's cards here and break the bit masks later).
+        """
+        for field_name in ("deck", "removed_hidden"):
+            cards = getattr(self, field_name)
+            if not isinstance(cards, (tuple, list)):
+                raise _fail(f"deal.{field_name}", "a sequence of card values (ints)", cards)
+            bad = [c for c in cards if isinstance(c, bool) or not isinstance(c, numbers.Integral)]
+            if bad:
+                raise _fail(f"deal.{field_name}", "card values as ints", bad[0])
         if len(self.removed_hidden) != config.num_removed:
             raise _fail("deal.removed_hidden", f"{config.num_removed} cards", len(self.removed_hidden))
         if len(self.deck) != config.deck_size:
@@ -268,6 +282,23 @@ class Deal:
         rng.shuffle(cards)
         k = config.num_removed
         return Deal(deck=tuple(cards[k:]), removed_hidden=tuple(sorted(cards[:k])))
+
+
+def validate_deals(config: GameConfig, deals: Sequence[Deal] | None) -> list[Deal]:
+    """Check fixed deals for a match of ``config`` and return them as a list; changes no state.
+
+    Raises:
+        RuleError: if there are more deals than ``num_deals``, an entry is not a :class:`Deal`, or a deal
+            does not fit the config (see :meth:`Deal.validate`).
+    """
+    fixed = list(deals or [])
+    if len(fixed) > config.num_deals:
+        raise _fail("deals", f"at most num_deals={config.num_deals} deals", len(fixed))
+    for i, d in enumerate(fixed):
+        if not isinstance(d, Deal):
+            raise _fail(f"deals[{i}]", "a Deal", d)
+        d.validate(config)
+    return fixed
 
 
 def cards_to_mask(cards: Iterable[int]) -> int:
@@ -534,12 +565,8 @@ class Game:
             RuleError: if a fixed deal does not fit the config, or more deals than ``num_deals`` are given.
         """
         cfg = self.config
+        fixed = validate_deals(cfg, deals)  # before any state changes: a refused reset leaves the game as it was
         self.rng = random.Random(seed)
-        fixed = list(deals or [])
-        if len(fixed) > cfg.num_deals:
-            raise _fail("deals", f"at most num_deals={cfg.num_deals} deals", len(fixed))
-        for d in fixed:
-            d.validate(cfg)
         self._fixed_deals = fixed
         self.first_seat = cfg.starting_seat if cfg.starting_seat is not None else self.rng.randrange(cfg.num_players)
         self.match_penalties = [0] * cfg.num_players

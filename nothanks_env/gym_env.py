@@ -22,7 +22,7 @@ from gymnasium import spaces
 
 from nothanks_env import encoding as enc
 from nothanks_env.env import RENDER_MODES, REWARD_MODES, observation_bounds, parse_deals, reward_values
-from nothanks_env.game import Game, GameConfig, IllegalActionError, RuleError, ranks_and_winners
+from nothanks_env.game import Game, GameConfig, IllegalActionError, RuleError, ranks_and_winners, validate_deals
 from nothanks_env.observer import ObservationTable
 from nothanks_env.policy import Policy
 from nothanks_env.presets import resolve_config
@@ -229,8 +229,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         Returns:
             (obs, info): float32 (OBS_SIZE,) and ``{"action_mask": int8 (2,), "learner_seat": int}``.
         """
+        deals = validate_deals(self.config, parse_deals((options or {}).get("deals")))  # before any state changes
         super().reset(seed=seed)
-        deals = parse_deals((options or {}).get("deals"))
         rng = self.np_random
         if seed is not None:
             seed_opponents(self.opponents, rng)

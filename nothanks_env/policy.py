@@ -85,3 +85,37 @@ class Policy:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+def supported_player_counts(policy: object) -> tuple[int, ...] | None:
+    """The table sizes a policy says it plays, or None if it plays any.
+
+    A policy declares them with a ``player_counts`` attribute (a trained checkpoint: the counts it was
+    trained at) or, for one size, a ``num_players`` int attribute.
+    """
+    counts = getattr(policy, "player_counts", None)
+    if counts:
+        return tuple(int(n) for n in counts)
+    one = getattr(policy, "num_players", None)
+    if isinstance(one, int) and not isinstance(one, bool):
+        return (one,)
+    return None
+
+
+def check_player_count(policy: object, num_players: int, what: str | None = None) -> None:
+    """Refuse a policy at a table size it does not declare (see :func:`supported_player_counts`).
+
+    Args:
+        policy: any policy.
+        num_players: the table size it is about to play.
+        what: how to name it in the message (default: its ``name``).
+
+    Raises:
+        ValueError: ``"<what>: expected a policy for <n> players, got one trained for [..] players"``.
+    """
+    counts = supported_player_counts(policy)
+    if counts is not None and num_players not in counts:
+        label = what or f"policy {getattr(policy, 'name', type(policy).__name__)!r}"
+        raise ValueError(
+            f"{label}: expected a policy for {num_players} players, got one trained for {list(counts)} players"
+        )

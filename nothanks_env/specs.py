@@ -33,7 +33,7 @@ import inspect
 import pathlib
 
 from nothanks_env.baselines import BASELINES
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, check_player_count
 
 
 def list_baselines() -> list[str]:
@@ -110,7 +110,10 @@ def _baseline(spec: str, name: str, text: str, seed: int | None, num_players: in
                 )
             except ValueError as e:
                 raise ValueError(f"policy spec {spec!r}: parameter {key}: {e}") from e
-    return cls(seed=seed, **params)
+    try:
+        return cls(seed=seed, **params)
+    except (TypeError, ValueError) as e:  # a parameter of the wrong type or out of range
+        raise ValueError(f"policy spec {spec!r}: {e}") from e
 
 
 def _is_policy(obj: object) -> bool:
@@ -139,6 +142,23 @@ def _user_policy(spec: str) -> Policy:
     return obj
 
 
+def _exists(spec: str) -> bool:
+    try:
+        return pathlib.Path(spec).exists()
+    except (OSError, ValueError):  # a name too long for the file system, a null byte
+        return False
+
+
+def _looks_like_path(spec: str) -> bool:
+    """A spec that can only mean a file: a path separator, a leading ``.`` or ``~``, or a checkpoint file name."""
+    return (
+        "/" in spec
+        or "\\" in spec
+        or spec.startswith((".", "~"))
+        or spec.endswith((".safetensors", ".json", ".pt", ".zip"))
+    )
+
+
 def _checkpoints(spec: str):
     try:
         return importlib.import_module("training.checkpoints")
@@ -163,8 +183,8 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
 
     Raises:
         ValueError: naming the spec received and what is valid, for an unknown name, bad parameters,
-            a module or attribute that cannot be imported, an object that is not a policy, or a
-            player-count mismatch.
+            a path that does not exist or holds no checkpoint, a corrupted checkpoint, a module or
+            attribute that cannot be imported, an object that is not a policy, or a player-count mismatch.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"policy spec: expected a non-empty string, got {spec!r}")
@@ -172,8 +192,16 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
     head, sep, tail = spec.partition(":")
     if head in BASELINES:
         policy = _baseline(spec, head, tail, seed, num_players)
-    elif pathlib.Path(spec).exists():
-        policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(spec))
+    elif _exists(spec):
+        try:
+            policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(spec))
+        except FileNotFoundError as e:  # a path that exists but holds no checkpoint
+            raise ValueError(f"policy spec {spec!r}: {e}") from e
+    elif _looks_like_path(spec):
+        raise ValueError(
+            f"policy spec {spec!r}: the path {spec} does not exist (expected an existing checkpoint directory "
+            "or a file in one)"
+        )
     elif sep and tail and "=" not in tail:
         policy = _user_policy(spec)
     else:
@@ -192,7 +220,6 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
             policy = _checkpoints(spec).load_checkpoint_policy(spec)  # the short name labels the policy
     if seed is not None and callable(getattr(policy, "seed", None)):
         policy.seed(seed)
-    want = getattr(policy, "num_players", None)
-    if num_players is not None and isinstance(want, int) and want != num_players:
-        raise ValueError(f"policy spec {spec!r}: the policy plays {want} players, expected {num_players}")
+    if num_players is not None:
+        check_player_count(policy, num_players, f"policy spec {spec!r}")
     return policy

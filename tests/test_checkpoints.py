@@ -35,9 +35,9 @@ def small_model(chip_memory: bool = True):
     return MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=32, policy_kwargs=kwargs, seed=0, device="cpu")
 
 
-def views(n: int = 64, seed: int = 0):
+def views(n: int = 64, seed: int = 0, num_players: int = 4):
     """Batch views from the middle of random games (some at 0 chips, so masks matter)."""
-    vg = VectorGame(GameConfig(num_players=4), n, seed=seed)
+    vg = VectorGame(GameConfig(num_players=num_players), n, seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(rng.integers(20, 60)):
         vg.step(np.where((vg.legal_mask()[:, 0] == 1) & (rng.random(n) < 0.8), 0, 1))
@@ -96,7 +96,9 @@ def test_missing_checkpoint_is_a_clear_error(tmp_path):
         load_checkpoint_policy(tmp_path / "empty")
 
 
-@pytest.mark.parametrize("damage", ["flip_weights", "truncate_weights", "bad_json", "other_layout"])
+@pytest.mark.parametrize(
+    "damage", ["flip_weights", "truncate_weights", "bad_json", "other_layout", "edited", "no_digest", "empty_files"]
+)
 def test_corrupted_checkpoint_is_a_clear_error(tmp_path, damage):
     path = save_checkpoint(
         tmp_path / "c", ckpt.actor_weights(small_model().policy), {"activation": "tanh", "chip_memory": True}
@@ -113,13 +115,41 @@ def test_corrupted_checkpoint_is_a_clear_error(tmp_path, damage):
     elif damage == "bad_json":
         meta.write_text(meta.read_text()[:40])
         match = "metadata.json is corrupted"
-    else:
+    elif damage == "other_layout":  # a checkpoint of another layout, its metadata consistent in itself
         m = json.loads(meta.read_text())
         m["observation_layout"][0] = ["face_up_card", 34]
-        meta.write_text(json.dumps(m))
+        ckpt.write_metadata(path, m)
         match = "observation layout"
+    elif damage == "edited":  # a hand edit changes how the weights are read: refused
+        m = json.loads(meta.read_text())
+        m["chip_memory"] = False
+        meta.write_text(json.dumps(m, indent=2))
+        match = r"metadata.json was edited or is corrupted \(metadata_sha256 expected [0-9a-f]{12}\.\.\., got"
+    elif damage == "no_digest":
+        m = json.loads(meta.read_text())
+        del m["metadata_sha256"]
+        meta.write_text(json.dumps(m))
+        match = r"expected keys \['metadata_sha256'\], which are missing"
+    else:  # an emptied "files" map would turn every hash check off, even with the digest redone
+        m = json.loads(meta.read_text())
+        m["files"] = {}
+        ckpt.write_metadata(path, m)
+        match = "files: expected the SHA-256 of every file, policy.safetensors included, got {}"
     with pytest.raises(CheckpointError, match=match):
         load_checkpoint_policy(path)
+    if damage in ("edited", "empty_files"):  # the layout check and the hash checks stay in force
+        with pytest.raises(CheckpointError, match=match):
+            ckpt.verify_checkpoint(path)
+
+
+def test_a_train_state_missing_from_the_files_map_is_refused(tmp_path):
+    w = ckpt.actor_weights(small_model().policy)
+    path = save_checkpoint(tmp_path / "c", w, {"activation": "tanh", "chip_memory": True}, {"step": 1})
+    m = json.loads((path / ckpt.METADATA_FILE).read_text())
+    del m["files"][ckpt.TRAIN_STATE_FILE]
+    ckpt.write_metadata(path, m)
+    with pytest.raises(CheckpointError, match=r"files: expected a SHA-256 for \['train_state.pt'\], got none"):
+        ckpt.load_train_state(path)
 
 
 def test_weights_that_do_not_fit_are_rejected():
@@ -138,12 +168,14 @@ def test_shipped_agents_load_by_short_name(name):
     policy = load_policy(name)
     meta = ckpt.verify_checkpoint(ckpt.SHIPPED[name])
     assert meta["eval"] and (Path(ckpt.SHIPPED[name]) / "eval.md").is_file()
-    actions = policy.act_batch(views(8))
+    counts = meta["num_players"]
+    actions = policy.act_batch(views(8, num_players=counts[0]))
     assert actions.shape == (8,) and set(actions.tolist()) <= {0, 1}
-    if len(meta["num_players"]) == 1:
-        n = meta["num_players"][0]
-        with pytest.raises(ValueError, match=f"plays {n} players, expected {n + 1}"):
-            load_policy(name, num_players=n + 1)
+    assert policy.player_counts == tuple(counts)
+    for n in (2 + min(counts), 7):  # a size it was not trained at, checked up front
+        if n not in counts:
+            with pytest.raises(ValueError, match=rf"expected a policy for {n} players, got one trained for"):
+                load_policy(name, num_players=n)
 
 
 def test_shipped_policy_gives_action_probabilities_consistent_with_its_actions():
@@ -164,3 +196,41 @@ def test_shipped_policy_gives_action_probabilities_consistent_with_its_actions()
         assert agent.act(view) == int(p.argmax())
         game.step(agent.act(view))
     assert seen_forced
+
+
+def test_a_checkpoint_refuses_tables_of_other_sizes_in_the_python_api():
+    from nothanks_env.game import Game, GameConfig
+    from training.evaluate import evaluate
+
+    mixed = load_checkpoint_policy("ppo-mixed")  # trained at 3, 4 and 5 players
+    assert mixed.player_counts == (3, 4, 5)
+    with pytest.raises(
+        ValueError, match=r"'ppo-mixed': expected a policy for 7 players, got one trained for \[3, 4, 5\]"
+    ):
+        evaluate([mixed], [mixed], num_players=7, games=7, seed=0)
+    game = Game(GameConfig(num_players=6))
+    game.reset(seed=0)
+    with pytest.raises(ValueError, match=r"expected a table of \[3, 4, 5\] players \(what it was trained at\), got 6"):
+        mixed.act(game.seat_view(game.current_seat))
+    assert evaluate([mixed], [mixed], num_players=4, games=8, seed=0).games == 8
+
+
+def test_nan_logits_fail_clearly_and_sampling_stays_legal():
+    w = ckpt.actor_weights(small_model().policy)
+    with pytest.raises(CheckpointError, match=r"expected finite numbers, got NaN or inf in \['layers.0.bias'\]"):
+        MLPPolicy({**w, "layers.0.bias": torch.full_like(w["layers.0.bias"], float("nan"))})
+    v = views(64)
+    mask = v.action_mask()
+    obs = v.observation(True)
+    sampler = MLPPolicy(w, activation="tanh", deterministic=False, seed=0)
+    sampler.net[0].bias.data[:] = float("nan")  # weights gone bad after loading (e.g. a diverged update)
+    with pytest.raises(ValueError, match=r"expected finite logits, got NaN or inf for 64 of 64 observations"):
+        sampler.act_observation(obs, mask)
+    # With finite logits that favour PASS, a seat without chips still takes: only legal actions are drawn.
+    favour_pass = MLPPolicy(w, activation="tanh", deterministic=False, seed=0)
+    favour_pass.net[-1].bias.data[:] = torch.tensor([50.0, -50.0])
+    forced = np.zeros_like(mask)
+    forced[:, 1] = 1
+    for _ in range(20):
+        assert (favour_pass.act_observation(obs, forced) == 1).all()
+    assert (favour_pass.act_observation(obs, np.ones_like(mask)) == 0).all()

@@ -525,3 +525,28 @@ def test_render_ansi_and_human(capsys):
     assert "?" not in e.render()
     with pytest.warns(UserWarning, match="without a render_mode"):
         assert nothanks_v0.raw_env().render() is None
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d | {"deck": [float(c) for c in d["deck"]]}, "deal.deck: expected card values as ints, got "),
+        (lambda d: d | {"removed_hidden": [True, *d["removed_hidden"][1:]]}, "deal.removed_hidden: expected card"),
+        (lambda d: d | {"deck": 5}, "options['deals'][0]: expected a Deal or"),
+        (lambda d: d | {"deck": d["deck"][:-1]}, "deal.deck: expected 24 cards, got 23"),
+    ],
+)
+def test_a_bad_fixed_deal_is_refused_before_any_state_changes(change, message):
+    env = nothanks_v0.env(num_players=3)
+    env.reset(seed=1)
+    env.step(0)
+    state = (env.unwrapped.game.deals[0], list(env.unwrapped.game.history), env.agent_selection, env.unwrapped._seed)
+    cards = list(range(3, 36))
+    random.Random(0).shuffle(cards)
+    deal = {"deck": cards[9:], "removed_hidden": sorted(cards[:9])}
+    with pytest.raises(RuleError, match=re.escape(message)):
+        env.reset(seed=2, options={"deals": [change(deal)]})
+    game = env.unwrapped.game
+    assert (game.deals[0], list(game.history), env.agent_selection, env.unwrapped._seed) == state
+    env.reset(seed=2, options={"deals": [deal]})  # the same deal with int cards plays
+    assert env.unwrapped.game.deals[0].deck == tuple(cards[9:])

@@ -146,11 +146,14 @@ def test_cli_writes_outputs(tmp_path, capsys):
     [
         (["--policy", "search:rollout=(nonsense", "--opponents", "heuristic"], "expected balanced parentheses"),
         (["--policy", "nonsense", "--opponents", "heuristic"], "policy spec 'nonsense': expected a baseline"),
-        (["--players", "9", "--policy", "random", "--opponents", "random"], "num_players: expected an int in 3..7"),
+        (
+            ["--players", "9", "--policy", "random", "--opponents", "random"],
+            "--players: expected an int in 3..7, got 9",
+        ),
         (["--policy", "random", "--opponents", "random", "random", "random"], "lineup: expected >= 1 candidate"),
         (["--preset", "nope", "--policy", "random"], "preset: expected one of ['match3', 'open_removed'"),
         (["--preset", "wildcards", "--policy", "threshold"], "expected policies that play special cards (random"),
-        (["--preset", "match3", "--deals", "0", "--policy", "random"], "num_deals: expected an int >= 1, got 0"),
+        (["--preset", "match3", "--deals", "0", "--policy", "random"], "argument --deals: expected an int >= 1, got 0"),
     ],
 )
 def test_cli_bad_input_is_one_error_line_and_exit_2(argv, message, capsys):
@@ -219,7 +222,7 @@ def test_search_takes_nested_policy_specs():
     assert load_policy(s.name).name == s.name  # the name is a spec that rebuilds it
     plain = load_policy("search:rollout=threshold")
     assert plain.model is plain.rollout and plain.rollout.name == "threshold"
-    with pytest.raises(ValueError, match="the policy plays 3 players, expected 4"):
+    with pytest.raises(ValueError, match=r"expected a policy for 4 players, got one trained for \[3\] players"):
         load_policy("search:rollout=ppo-3p", num_players=4)
 
 
@@ -230,7 +233,7 @@ def test_composite_shipped_agents_resolve_to_their_spec():
     best = load_policy("best-3p", num_players=3, seed=0)
     assert isinstance(best, SearchPolicy) and best.name == "best-3p"
     assert load_policy(SHIPPED_SPECS["best-3p"]).rollout.name == best.rollout.name == "ppo-3p"
-    with pytest.raises(ValueError, match="the policy plays 3 players, expected 5"):
+    with pytest.raises(ValueError, match=r"expected a policy for 5 players, got one trained for \[3\] players"):
         load_policy("best-3p", num_players=5)
     with pytest.raises(ValueError, match=r"a shipped agent \(.*best-3p"):
         load_policy("best-4p")

@@ -127,7 +127,7 @@ def test_compare_markdown_bolds_the_best_and_needs_the_same_columns():
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--players", "9", "--policy", "random"], "--players: expected a table size in 3..7, got 9"),
+        (["--players", "9", "--policy", "random"], "argument --players: expected an int in 3..7, got 9"),
         (["--policy", "nonsense"], "--policy: policy spec 'nonsense': expected a baseline"),
         (["--policy", "random", "--games", "0"], "--games: expected an int >= 1, got 0"),
         (["--policy", "random", "--games", "x"], "argument --games: invalid int value: 'x'"),

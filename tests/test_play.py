@@ -244,7 +244,7 @@ def test_main_default_path_and_seat_come_from_the_seed(tmp_path: Path, monkeypat
         (["--players", "4", "--opponents", "heuristic", "random"], "expected 3 specs for 4 players, got 2"),
         (["--opponents", "heuristic", "nonsense-bot"], "policy spec 'nonsense-bot'"),
         (["--players", "3", "--seat", "3"], "--seat: expected 0..2, got 3"),
-        (["--players", "9"], "num_players"),
+        (["--players", "9"], "error: argument --players: expected an int in 3..7, got 9"),
     ],
 )
 def test_main_rejects_bad_arguments(argv, message, capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -212,6 +213,74 @@ def test_corrupted_checkpoint_is_refused_and_nothing_is_overwritten(smoke_run, t
     err = capsys.readouterr().err
     assert f"{target} is corrupted" in err and victim.parent.name in err
     assert digest(run) == before
+
+
+def test_resume_after_a_kill_drops_newer_evaluations_and_keeps_the_better_best(tmp_path, capsys):
+    """A session killed after its checkpoint at 2048 had evaluated at 3072 and replaced best/."""
+    sets = ["--set", "eval.every=1024", "--run.runs_dir", str(tmp_path)]
+    assert main([SMOKE, *sets]) == 0
+    run = only_run(tmp_path)
+    killed_evals = [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert killed_evals == [0, 1024, 2048, 3072]
+    # What a SIGKILL at ~3500 steps leaves: no step_4096, no final; best/ written by the 3072 evaluation.
+    for name in ("step_0000004096", "final"):
+        shutil.rmtree(run / "checkpoints" / name)
+    best = run / "checkpoints" / "best"
+    meta = json.loads((best / ckpt.METADATA_FILE).read_text())
+    meta["timesteps"] = 3072
+    meta["eval"] = {k: r | {"win_rate": 1.0} for k, r in meta["eval"].items()}  # a model hard to beat
+    ckpt.write_metadata(best, meta)
+    best_weights = (best / ckpt.WEIGHTS_FILE).read_bytes()
+    assert [s for s, _ in scalars(run, "eval/heuristic/win_rate")] == [0, 1024, 2048, 3072]
+    capsys.readouterr()
+
+    assert main(["--resume", str(run)]) == 0
+    evals = [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert evals == [0, 1024, 2048, 3072]  # the killed session's 3072 was dropped, then evaluated again
+    steps = [s for s, _ in scalars(run, "eval/heuristic/win_rate")]
+    assert steps == [0, 1024, 2048, 3072]  # the killed session's scalars after 2048 are purged
+    loss_steps = [s for s, _ in scalars(run, "losses/value_loss")]
+    assert len(loss_steps) == len(set(loss_steps)) and max(loss_steps) == 4096
+    assert (best / ckpt.WEIGHTS_FILE).read_bytes() == best_weights  # not replaced by a worse model
+    assert ckpt.read_metadata(best)["timesteps"] == 3072
+    assert "eval @ 3,072 steps: heuristic " in capsys.readouterr().err  # one console line per evaluation
+
+
+def test_resume_refuses_a_changed_network_before_writing_anything(smoke_run, tmp_path, capsys):
+    run = tmp_path / smoke_run.name
+    subprocess.run(["cp", "-r", str(smoke_run), str(run)], check=True)
+    before = digest(run)
+    args = ["--resume", str(run), "--set", "run.total_timesteps=8192"]
+    assert main([*args, "--set", "ppo.net_arch=[64, 64]"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --resume: ppo.net_arch: expected the run's [32, 32]") and "got [64, 64]" in err
+    assert err.count("\n") == 1
+    assert main([*args, "--set", "env.chip_memory=false"]) == 2
+    assert "env.chip_memory: expected the run's True" in capsys.readouterr().err
+    assert digest(run) == before  # no TensorBoard file, no config rewrite
+
+
+def test_resuming_a_finished_run_does_nothing_until_total_timesteps_is_raised(smoke_run, tmp_path, capsys):
+    run = tmp_path / smoke_run.name
+    subprocess.run(["cp", "-r", str(smoke_run), str(run)], check=True)
+    before = digest(run)
+    assert main(["--resume", str(run)]) == 0
+    err = capsys.readouterr().err
+    assert f"{run} is complete: it trained 4,096 learner steps (run.total_timesteps 4,096)" in err
+    assert "raise run.total_timesteps" in err
+    assert main(["--resume", str(run), "--set", "run.total_timesteps=4000"]) == 0
+    assert digest(run) == before  # no final evaluation rerun, final/ untouched
+
+
+def test_policy_spec_errors_in_a_config_are_refused_before_a_run_folder(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert main([SMOKE, "--run.runs_dir", str(runs), "--set", "pool.scripted={heuristic: 1, nonsense: 1}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: invalid config") and "pool.scripted: policy spec 'nonsense'" in err
+    assert err.count("\n") == 1
+    assert main([SMOKE, "--run.runs_dir", str(runs), "--set", "run.seed=true"]) == 2
+    assert "run.seed: Input should be a valid integer (got True)" in capsys.readouterr().err
+    assert not runs.exists()
 
 
 @pytest.mark.slow

@@ -55,6 +55,7 @@ import numpy as np
 from nothanks_env import encoding, nothanks_v0
 from nothanks_env.game import PASS, TAKE, Game, GameConfig, SeatView
 from nothanks_env.vector import VectorGame
+from training.cli import refuse
 
 VECTOR_BATCH: int = 1024
 
@@ -263,27 +264,37 @@ def bench_env(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; add a sub-command with ``subparsers.add_parser(...).set_defaults(func=...)``."""
-    parser = argparse.ArgumentParser(prog="python -m training.benchmark", description=__doc__.split("\n")[0])
+    from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
+    from training.cli import Parser, int_in, positive_float
+
+    players = int_in(MIN_PLAYERS, MAX_PLAYERS)
+    parser = Parser(prog="python -m training.benchmark", description=__doc__.split("\n")[0])
     subparsers = parser.add_subparsers(dest="command", required=True)
     p = subparsers.add_parser("env", help="decisions/s of the engine, the AEC env and the observation encoder")
-    p.add_argument("--seconds", type=float, default=1.0, help="seconds of the chosen clock per table cell (default 1)")
-    p.add_argument("--players", type=int, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
+    p.add_argument(
+        "--seconds", type=positive_float, default=1.0, help="seconds of the chosen clock per table cell (default 1)"
+    )
+    p.add_argument("--players", type=players, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
     p.set_defaults(func=bench_env)
 
     p = subparsers.add_parser("gym", help="steps/s and decisions/s of the Gymnasium single and vector envs")
-    p.add_argument("--seconds", type=float, default=1.0, help="seconds of the chosen clock per env (default 1)")
-    p.add_argument("--players", type=int, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
+    p.add_argument(
+        "--seconds", type=positive_float, default=1.0, help="seconds of the chosen clock per env (default 1)"
+    )
+    p.add_argument("--players", type=players, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
     p.add_argument("--opponents", default="random", help="policy spec of every opponent (default random)")
-    p.add_argument("--num-envs", type=int, default=256, help="sub-envs of the vector env (default 256)")
+    p.add_argument(
+        "--num-envs", type=int_in(1, 1_000_000), default=256, help="sub-envs of the vector env (default 256)"
+    )
     p.add_argument("--opponent-rng", choices=["per_env", "shared"], default="per_env", help="vector env option")
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
     p.set_defaults(func=bench_gym)
 
     p = subparsers.add_parser("eval", help="scripted-vs-scripted games/s of the evaluation harness")
-    p.add_argument("--games", type=int, default=20000, help="games to play (default 20000)")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=int_in(1), default=20000, help="games to play (default 20000)")
+    p.add_argument("--workers", type=int_in(1, 256), default=None, help="processes (default: every core)")
+    p.add_argument("--seed", type=int_in(0), default=0)
     p.set_defaults(func=_bench_eval)
 
     p = subparsers.add_parser("selfplay", help="learner steps/s of self-play: fast path vs a naive loop")
@@ -291,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
         from training.bench_selfplay import add_arguments  # imports torch: only with the train extra
     except ImportError as exc:  # keep `env` usable with the base install
         reason = f"benchmark selfplay needs the train extra (pip install -e '.[train]'): {exc}"
-        p.set_defaults(func=lambda _args: sys.exit(reason))
+        p.set_defaults(func=lambda _args: refuse(reason))
     else:
         add_arguments(p)
         p.set_defaults(func=_bench_selfplay)
@@ -338,14 +349,24 @@ def _bench_serve(args: argparse.Namespace) -> None:
     try:
         import fastapi  # noqa: F401
     except ImportError as exc:
-        sys.exit(f"benchmark serve needs the web extra (pip install -e '.[web]'): {exc}")
+        refuse(f"benchmark serve needs the web extra (pip install -e '.[web]'): {exc}")
     from training.web.bench import bench_serve
 
     bench_serve(args)
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Run the command line; bad input exits with code 2 after one ``error:`` line (:mod:`training.cli`)."""
     args = build_parser().parse_args(argv)
+    if args.command == "gym":  # build the opponents once before timing, so a bad spec is refused up front
+        from nothanks_env.specs import load_policy
+        from training.cli import load_spec
+
+        try:
+            for n in args.players:
+                load_spec(load_policy, "--opponents", args.opponents, num_players=n)
+        except ValueError as e:
+            refuse(e)
     args.func(args)
 
 

@@ -5,7 +5,8 @@ A checkpoint is a directory::
     step_000500000/
       policy.safetensors   actor weights only (what play and evaluation need), float32
       metadata.json        config, env version, observation layout, timesteps, eval results, versions,
-                           and the SHA-256 of every file in the directory
+                           the SHA-256 of every file in the directory, and ``metadata_sha256``: the
+                           SHA-256 of the metadata itself (an edited value is refused on load)
       train_state.pt       (run checkpoints only) full policy + value net, optimizer, opponent pool and RNG
                            state; plain tensors and builtins, read back with ``torch.load(weights_only=True)``
 
@@ -22,7 +23,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,12 @@ class MLPPolicy(Policy):
         deterministic: argmax over legal logits (default); else sample from the masked softmax.
         seed: seeds sampling.
         name: display name.
+        player_counts: the table sizes the weights were trained at (None: not known, any size plays);
+            :meth:`act_batch` refuses other sizes.
+
+    Raises:
+        CheckpointError: for missing layers, an unknown activation, wrong input/output sizes, or weights
+            that are not finite (NaN or inf).
     """
 
     def __init__(
@@ -114,9 +121,11 @@ class MLPPolicy(Policy):
         deterministic: bool = True,
         seed: int | None = None,
         name: str = "mlp",
+        player_counts: Sequence[int] | None = None,
     ) -> None:
         super().__init__(seed)
         self.name = name
+        self.player_counts: tuple[int, ...] | None = tuple(int(n) for n in player_counts) if player_counts else None
         self.chip_memory = chip_memory
         self.deterministic = deterministic
         self.activation = activation
@@ -144,6 +153,9 @@ class MLPPolicy(Policy):
                 f"weights: expected {enc.OBS_SIZE} inputs and 2 outputs, "
                 f"got {linears[0].in_features} and {linears[-1].out_features}"
             )
+        bad = [k for k, v in weights.items() if not bool(torch.isfinite(v).all())]
+        if bad:
+            raise CheckpointError(f"weights: expected finite numbers, got NaN or inf in {sorted(bad)}")
         self.net.eval()
         self.net.requires_grad_(False)
 
@@ -163,22 +175,47 @@ class MLPPolicy(Policy):
             torch.set_num_threads(1)
         try:
             with torch.inference_mode():
-                return self.net(torch.from_numpy(obs)).numpy()
+                out = self.net(torch.from_numpy(obs)).numpy()
         finally:
             if threads > 1:
                 torch.set_num_threads(threads)
+        bad = ~np.isfinite(out).all(axis=1)
+        if bad.any():
+            raise ValueError(
+                f"policy {self.name!r}: expected finite logits, got NaN or inf for {int(bad.sum())} of {len(out)} "
+                f"observations (first: {out[bad][0].tolist()})"
+            )
+        return out
 
     def act_batch(self, view: BatchView) -> np.ndarray:
-        """Masked argmax (or a sample) per game: int64 (B,), PASS (0) or TAKE (1), always legal."""
+        """Masked argmax (or a sample) per game: int64 (B,), PASS (0) or TAKE (1), always legal.
+
+        Raises:
+            ValueError: if the table size is not one of :attr:`player_counts`, or the logits are not finite.
+        """
+        n = view.config.num_players
+        if self.player_counts is not None and n not in self.player_counts:
+            raise ValueError(
+                f"policy {self.name!r}: expected a table of {list(self.player_counts)} players (what it was trained "
+                f"at), got {n}"
+            )
         return self.act_observation(view.observation(self.chip_memory), view.action_mask())
 
     def act_observation(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """:meth:`act_batch` from encoded observations float32 (B, OBS_SIZE) and masks (B, 2)."""
+        """:meth:`act_batch` from encoded observations float32 (B, OBS_SIZE) and masks (B, 2).
+
+        Only legal actions are ever returned: where one action is legal it is played without a draw.
+
+        Raises:
+            ValueError: if the network's logits are not finite (NaN or inf).
+        """
+        legal = mask.astype(bool)
         if self.deterministic:
-            logits = np.where(mask.astype(bool), self.logits(obs), -np.inf)
+            logits = np.where(legal, self.logits(obs), -np.inf)
             return logits.argmax(axis=1).astype(np.int64)
         p_take = self.probabilities(obs, mask)[:, 1]
-        return (self.rng.random(len(p_take)) < p_take).astype(np.int64)
+        sampled = (self.rng.random(len(p_take)) < p_take).astype(np.int64)
+        return np.where(~legal[:, 0], 1, np.where(~legal[:, 1], 0, sampled)).astype(np.int64)
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The policy's distribution, the softmax over legal logits: float64 (B, 2), [P(pass), P(take)]."""
@@ -249,6 +286,28 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+METADATA_DIGEST = "metadata_sha256"
+"""Key of ``metadata.json`` holding the SHA-256 of the rest of the metadata (see :func:`metadata_digest`)."""
+
+
+def metadata_digest(meta: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of a checkpoint's metadata without its own :data:`METADATA_DIGEST` key.
+
+    Computed over canonical JSON (sorted keys, no spaces), so it does not depend on the file's formatting
+    but changes with any value: an edited ``chip_memory`` or layout no longer matches.
+    """
+    body = {k: v for k, v in meta.items() if k != METADATA_DIGEST}
+    text = json.dumps(json.loads(json.dumps(body, default=str)), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def write_metadata(directory: str | Path, meta: dict[str, Any]) -> None:
+    """Write ``metadata.json`` into ``directory`` with its :data:`METADATA_DIGEST` (re)computed."""
+    meta = {k: v for k, v in meta.items() if k != METADATA_DIGEST}
+    meta[METADATA_DIGEST] = metadata_digest(meta)
+    (Path(directory) / METADATA_FILE).write_text(json.dumps(meta, indent=2, sort_keys=False, default=str))
+
+
 def _fsync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -306,7 +365,7 @@ def save_checkpoint(
         package_versions=package_versions(),
         files={f: _sha256(tmp / f) for f in files},
     )
-    (tmp / METADATA_FILE).write_text(json.dumps(meta, indent=2, sort_keys=False, default=str))
+    write_metadata(tmp, meta)
     for f in [*files, METADATA_FILE]:
         _fsync(tmp / f)
     if final.exists():
@@ -334,7 +393,7 @@ def copy_checkpoint(src: str | Path, dst: str | Path, *, files: tuple[str, ...] 
     for f in keep:
         shutil.copy2(src / f, tmp / f)
     meta["files"] = {f: h for f, h in meta["files"].items() if f in keep}
-    (tmp / METADATA_FILE).write_text(json.dumps(meta, indent=2, default=str))
+    write_metadata(tmp, meta)
     if dst.exists():
         shutil.rmtree(dst)
     os.rename(tmp, dst)
@@ -381,9 +440,29 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {p}: {METADATA_FILE} is corrupted ({e})") from e
     if not isinstance(meta, dict):
         raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: expected a JSON object, got {type(meta).__name__}")
-    missing = [k for k in ("files", "activation", "chip_memory", "observation_layout") if k not in meta]
+    missing = [
+        k for k in ("files", "activation", "chip_memory", "observation_layout", METADATA_DIGEST) if k not in meta
+    ]
+    if missing == [METADATA_DIGEST]:  # saved before metadata carried its own digest
+        raise CheckpointError(
+            f"checkpoint {p}: {METADATA_FILE}: expected keys {missing}, which are missing (a checkpoint saved "
+            "before metadata was checksummed: if you trust it, add the digest with "
+            "training.checkpoints.write_metadata(path, json.loads(metadata))"
+        )
     if missing:
         raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: expected keys {missing}, which are missing")
+    got = metadata_digest(meta)
+    if meta[METADATA_DIGEST] != got:
+        raise CheckpointError(
+            f"checkpoint {p}: {METADATA_FILE} was edited or is corrupted ({METADATA_DIGEST} expected "
+            f"{str(meta[METADATA_DIGEST])[:12]}..., got {got[:12]}... for its content)"
+        )
+    files = meta["files"]
+    if not isinstance(files, dict) or WEIGHTS_FILE not in files:
+        raise CheckpointError(
+            f"checkpoint {p}: {METADATA_FILE}: files: expected the SHA-256 of every file, {WEIGHTS_FILE} "
+            f"included, got {files!r}"
+        )
     return meta
 
 
@@ -396,6 +475,9 @@ def verify_checkpoint(path: str | Path) -> dict[str, Any]:
     """
     p = resolve_checkpoint(path)
     meta = read_metadata(p)
+    unlisted = [f for f in (WEIGHTS_FILE, TRAIN_STATE_FILE) if (p / f).is_file() and f not in meta["files"]]
+    if unlisted:
+        raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: files: expected a SHA-256 for {unlisted}, got none")
     for f, digest in meta["files"].items():
         if not (p / f).is_file():
             raise FileNotFoundError(f"checkpoint {p}: expected file {f}, which is missing")
@@ -438,6 +520,9 @@ def load_checkpoint_policy(
     except (SafetensorError, OSError, ValueError) as e:
         raise CheckpointError(f"checkpoint {p}: {WEIGHTS_FILE} cannot be read ({e})") from e
     label = name or (str(path) if isinstance(path, str) and path in SHIPPED else p.name)
+    counts = meta.get("num_players") or []
+    if not isinstance(counts, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in counts):
+        raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: num_players: expected a list of ints, got {counts!r}")
     policy = MLPPolicy(
         weights,
         activation=meta["activation"],
@@ -445,10 +530,10 @@ def load_checkpoint_policy(
         deterministic=deterministic,
         seed=seed,
         name=label,
+        player_counts=counts or None,
     )
-    counts = meta.get("num_players") or []
-    if len(counts) == 1:  # trained at one table size: training.specs.load_policy checks it against the table
-        policy.num_players = int(counts[0])
+    if len(counts) == 1:  # trained at one table size (the attribute older callers read)
+        policy.num_players = counts[0]
     return policy
 
 

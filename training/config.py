@@ -13,10 +13,20 @@ decisions of opponents.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError
 from nothanks_env.presets import PRESETS
@@ -24,6 +34,21 @@ from nothanks_env.vector import require_batched
 
 CONFIG_DIR: Path = Path(__file__).resolve().parent.parent / "configs"
 DEFAULT_CONFIG: Path = CONFIG_DIR / "selfplay.yaml"
+
+
+def _no_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, got the boolean {value}")
+    return value
+
+
+Int = StrictInt
+"""An int key: ``true``, ``3.0`` or ``"3"`` are refused (pydantic's lax mode read ``true`` as 1)."""
+Bool = StrictBool
+"""A boolean key: ``1`` or ``"yes"`` are refused."""
+Float = Annotated[float, BeforeValidator(_no_bool), Field(allow_inf_nan=False)]
+"""A finite float key: ints and numeric strings (``1e-4`` reads as a string in YAML 1.1) pass, booleans,
+NaN and infinities do not."""
 
 
 class ConfigError(ValueError):
@@ -38,19 +63,19 @@ class RunSection(_Section):
     """Run bookkeeping: name, seed, length, checkpoint cadence, output folder."""
 
     name: str = Field("selfplay", pattern=r"^[A-Za-z0-9_.-]+$")
-    seed: int = 0
-    total_timesteps: int = Field(5_000_000, ge=1, description="learner steps in all (a resume continues to this)")
-    checkpoint_every: int = Field(500_000, ge=1, description="learner steps between checkpoints")
-    keep_checkpoints: int = Field(3, ge=1, description="periodic checkpoints kept on disk (best/final extra)")
+    seed: Int = 0
+    total_timesteps: Int = Field(5_000_000, ge=1, description="learner steps in all (a resume continues to this)")
+    checkpoint_every: Int = Field(500_000, ge=1, description="learner steps between checkpoints")
+    keep_checkpoints: Int = Field(3, ge=1, description="periodic checkpoints kept on disk (best/final extra)")
     runs_dir: str = "runs"
-    torch_threads: int = Field(1, ge=1, description="1: PPO slows up to 31x with more when the other core is busy")
-    progress: bool = True
+    torch_threads: Int = Field(1, ge=1, description="1: PPO slows up to 31x with more when the other core is busy")
+    progress: Bool = True
     init_from: str | None = Field(
         None,
         description="policy spec of a checkpoint (path or shipped name) whose actor weights start the run; "
         "its net_arch, activation and chip_memory must match this config (the critic starts fresh)",
     )
-    critic_warmup: int = Field(
+    critic_warmup: Int = Field(
         0,
         ge=0,
         description="with init_from: learner steps at the start in which only the critic learns, so that the "
@@ -78,13 +103,13 @@ class GameSection(_Section):
     """
 
     preset: str | None = Field(None, description="a preset name (nothanks_env.presets); fields below override it")
-    num_players: list[int] = Field([3], min_length=1, description="one count, or several for a mixed-count run")
-    num_removed: int = 9
-    removed_face_up: list[int] = []
-    starting_chips: int | None = None
-    lowest_card: int = 3
-    highest_card: int = 35
-    num_deals: int = Field(1, ge=1, description="deals per match; the reward is paid at the match end")
+    num_players: list[Int] = Field([3], min_length=1, description="one count, or several for a mixed-count run")
+    num_removed: Int = 9
+    removed_face_up: list[Int] = []
+    starting_chips: Int | None = None
+    lowest_card: Int = 3
+    highest_card: Int = 35
+    num_deals: Int = Field(1, ge=1, description="deals per match; the reward is paid at the match end")
     opponent_chips: Literal["hidden", "visible"] = "hidden"
     special_cards: list[str] = Field([], description="house special cards; not playable by self-play yet")
 
@@ -143,8 +168,8 @@ class GameSection(_Section):
 class EnvSection(_Section):
     """The learner's view of the game and its reward."""
 
-    games_per_count: int = Field(64, ge=1, description="parallel games per player count (= SB3 n_envs share)")
-    chip_memory: bool = Field(
+    games_per_count: Int = Field(64, ge=1, description="parallel games per player count (= SB3 n_envs share)")
+    chip_memory: Bool = Field(
         True,
         description="learner (and its snapshots) see every seat's chips, rebuilt from the public history",
     )
@@ -169,10 +194,10 @@ class LeagueSection(_Section):
         description="f(x): hard = (1-x)^power, favour what beats the learner; variance = x(1-x), favour even "
         "matches; uniform = 1, the fixed mixture of the priors",
     )
-    power: float = Field(2.0, gt=0.0, description="exponent of the hard weighting")
-    floor: float = Field(0.05, ge=0.0, description="added to f(x) so that no member is ever dropped")
-    window: int = Field(2000, ge=1, description="games per member the moving average spans (time constant)")
-    beaten_at: float = Field(
+    power: Float = Field(2.0, gt=0.0, description="exponent of the hard weighting")
+    floor: Float = Field(0.05, ge=0.0, description="added to f(x) so that no member is ever dropped")
+    window: Int = Field(2000, ge=1, description="games per member the moving average spans (time constant)")
+    beaten_at: Float = Field(
         2.0,
         gt=1.0,
         description="the multiple of parity (1/n) at which a member counts as fully beaten (x = 1): raise it "
@@ -189,14 +214,14 @@ class PoolSection(_Section):
     evenly over the older ones) and the rest to the scripted specs by their league weights.
     """
 
-    scripted: dict[str, float] = Field({"heuristic": 1.0}, description="policy spec -> prior weight")
+    scripted: dict[str, Float] = Field({"heuristic": 1.0}, description="policy spec -> prior weight")
     league: LeagueSection = LeagueSection()
-    snapshot_weight: float = Field(0.5, ge=0.0, le=1.0)
-    latest_share: float = Field(0.5, ge=0.0, le=1.0)
-    snapshot_every: int = Field(250_000, ge=1, description="learner steps between snapshots")
-    max_snapshots: int = Field(8, ge=1)
-    snapshot_sample: bool = Field(True, description="snapshots sample their action (else argmax)")
-    homogeneous: float = Field(
+    snapshot_weight: Float = Field(0.5, ge=0.0, le=1.0)
+    latest_share: Float = Field(0.5, ge=0.0, le=1.0)
+    snapshot_every: Int = Field(250_000, ge=1, description="learner steps between snapshots")
+    max_snapshots: Int = Field(8, ge=1)
+    snapshot_sample: Bool = Field(True, description="snapshots sample their action (else argmax)")
+    homogeneous: Float = Field(
         0.0, ge=0.0, le=1.0, description="share of tables where one member fills every opponent seat"
     )
 
@@ -217,36 +242,36 @@ class PoolSection(_Section):
 class PPOSection(_Section):
     """MaskablePPO hyperparameters (sb3-contrib); ``n_steps`` is per env, so a rollout has n_envs * n_steps."""
 
-    learning_rate: float = Field(3e-4, gt=0)
+    learning_rate: Float = Field(3e-4, gt=0)
     lr_schedule: Literal["constant", "linear"] = "linear"
-    lr_final_fraction: float = Field(0.1, ge=0.0, le=1.0, description="linear schedule ends at lr * this")
-    n_steps: int = Field(64, ge=1)
-    batch_size: int = Field(1024, ge=2)
-    n_epochs: int = Field(4, ge=1)
-    gamma: float = Field(1.0, gt=0.0, le=1.0)
-    gae_lambda: float = Field(0.95, ge=0.0, le=1.0)
-    clip_range: float = Field(0.2, gt=0.0)
-    ent_coef: float = Field(0.01, ge=0.0)
-    vf_coef: float = Field(0.5, ge=0.0)
-    max_grad_norm: float = Field(0.5, gt=0.0)
-    target_kl: float | None = None
-    net_arch: list[int] = Field([256, 256], min_length=1)
+    lr_final_fraction: Float = Field(0.1, ge=0.0, le=1.0, description="linear schedule ends at lr * this")
+    n_steps: Int = Field(64, ge=1)
+    batch_size: Int = Field(1024, ge=2)
+    n_epochs: Int = Field(4, ge=1)
+    gamma: Float = Field(1.0, gt=0.0, le=1.0)
+    gae_lambda: Float = Field(0.95, ge=0.0, le=1.0)
+    clip_range: Float = Field(0.2, gt=0.0)
+    ent_coef: Float = Field(0.01, ge=0.0)
+    vf_coef: Float = Field(0.5, ge=0.0)
+    max_grad_norm: Float = Field(0.5, gt=0.0)
+    target_kl: Float | None = None
+    net_arch: list[Int] = Field([256, 256], min_length=1)
     activation: Literal["tanh", "relu"] = "relu"
 
 
 class EvalSection(_Section):
     """Periodic evaluation with :func:`training.evaluate.evaluate` against tables of scripted baselines."""
 
-    every: int = Field(500_000, ge=1, description="learner steps between evaluations")
-    games: int = Field(600, ge=1, description="games per opponent table in periodic evaluations")
-    final_games: int = Field(3000, ge=1, description="games per opponent table in the final evaluation")
+    every: Int = Field(500_000, ge=1, description="learner steps between evaluations")
+    games: Int = Field(600, ge=1, description="games per opponent table in periodic evaluations")
+    final_games: Int = Field(3000, ge=1, description="games per opponent table in the final evaluation")
     opponents: list[str] = Field(["heuristic", "random"], min_length=1, description="each fills every other seat")
     best_metric: str = Field(
         "heuristic",
         description="opponent whose win rate picks the best checkpoint, or 'min': the lowest win rate over "
         "all opponent tables, each divided by its parity 1/n (the most robust checkpoint)",
     )
-    workers: int = Field(1, ge=1)
+    workers: Int = Field(1, ge=1)
 
     @model_validator(mode="after")
     def _best_in_opponents(self) -> EvalSection:
@@ -274,6 +299,24 @@ class Config(_Section):
             )
         return self
 
+    @model_validator(mode="after")
+    def _specs_load(self) -> Config:
+        """Every policy spec of the pool and the evaluation builds at every player count of the run.
+
+        Checked here, with the rest of the config, so that a bad spec is refused before a run folder exists
+        rather than when the pool or the first evaluation is built.
+        """
+        from nothanks_env.specs import load_policy
+
+        for where, specs in (("pool.scripted", list(self.pool.scripted)), ("eval.opponents", self.eval.opponents)):
+            for spec in specs:
+                for n in self.game.num_players:
+                    try:
+                        load_policy(spec, num_players=n)
+                    except (ValueError, OSError) as e:
+                        raise ValueError(f"{where}: {e}") from e
+        return self
+
     @property
     def n_envs(self) -> int:
         """Learner slots stepped together: ``games_per_count`` per player count."""
@@ -283,12 +326,17 @@ class Config(_Section):
 def _format_errors(err: ValidationError, source: str) -> str:
     lines = [f"invalid config {source}:"]
     for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        key = ".".join(str(p) for p in e["loc"])
         got = e.get("input")
+        msg = e["msg"].removeprefix("Value error, ")
         if e["type"] == "extra_forbidden":
             lines.append(f"  {key}: unknown key (check the spelling; see training/config.py)")
+        elif not key:  # a check across sections: its message names the keys and the values
+            lines.append(f"  {msg}")
+        elif isinstance(got, dict) or ", got " in msg:  # the message already names what it received
+            lines.append(f"  {key}: {msg}")
         else:
-            lines.append(f"  {key}: {e['msg']} (got {got!r})")
+            lines.append(f"  {key}: {msg} (got {got!r})")
     return "\n".join(lines)
 
 

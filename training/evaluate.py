@@ -67,7 +67,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from nothanks_env.game import PASS, Deal, Game, GameConfig
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, check_player_count
 from nothanks_env.vector import VectorGame, deal_cards, deal_matches, ranks, winner_shares  # noqa: F401 - deal_cards re-exported
 from training.variants import add_variant_arguments, variant_config
 
@@ -545,6 +545,8 @@ def plan_matchup(
     if games < 1:
         raise ValueError(f"games: expected an int >= 1, got {games!r}")
     candidates, opponents = list(candidates), list(opponents)
+    for p in [*candidates, *opponents]:
+        check_player_count(p, num_players)
     if len(opponents) == 1 and len(candidates) + 1 < num_players:
         opponents = opponents * (num_players - len(candidates))
     lineup = candidates + opponents
@@ -603,7 +605,8 @@ def evaluate(
         :class:`EvalReport`; e.g. ``report.win_rate[agent.name]``.
 
     Raises:
-        ValueError: for a lineup that does not fill the table, a config mismatch, or ``games < 1``.
+        ValueError: for a lineup that does not fill the table, a config mismatch, ``games < 1``, or a policy
+            that declares other table sizes (a checkpoint trained at other player counts).
     """
     m = plan_matchup(candidates, opponents, num_players=num_players, games=games, seed=seed, config=config)
     start = time.perf_counter()
@@ -637,13 +640,16 @@ def bench_eval(args: argparse.Namespace | None = None) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
+    """The command line's parser; bad input is one ``error:`` line and exit code 2 (:mod:`training.cli`)."""
+    from training.cli import Parser, int_in
+
+    ap = Parser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
     ap.add_argument("--policy", nargs="+", required=True, help="candidate policy spec(s), see training.specs")
     ap.add_argument("--opponents", nargs="+", default=["heuristic"], help="opponent specs (one repeats)")
-    ap.add_argument("--games", type=int, default=5000, help="games (rounded up to a multiple of --players)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=1, help="processes (use the core count for speed)")
+    ap.add_argument("--games", type=int_in(1), default=5000, help="games (rounded up to a multiple of --players)")
+    ap.add_argument("--seed", type=int_in(0), default=0)
+    ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--json", help="write the report as JSON to this path")
     ap.add_argument("--csv", help="write one row per policy as CSV to this path")
     ap.add_argument("--no-progress", action="store_true")
@@ -656,6 +662,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> EvalReport:
     from rich.console import Console
 
+    from training.cli import load_spec, refuse
     from training.ray_backend import connect
     from training.specs import load_policy
 
@@ -664,20 +671,23 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
 
     def opponent(spec: str) -> Policy:  # the same opponent spec twice is one policy in two seats
         if spec not in built:
-            built[spec] = load_policy(spec, num_players=config.num_players)
+            built[spec] = load_spec(load_policy, "--opponents", spec, num_players=config.num_players)
         return built[spec]
 
     try:  # bad input: one error line and exit code 2, never a traceback
         config = variant_config(args)
-        candidates = [load_policy(s, num_players=config.num_players) for s in args.policy]
+        candidates = [load_spec(load_policy, "--policy", s, num_players=config.num_players) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
         n = config.num_players
         plan_matchup(candidates, opponents, num_players=n, games=args.games, seed=args.seed, config=config)
+        for flag in ("json", "csv"):
+            path = getattr(args, flag)
+            if path is not None and pathlib.Path(path).is_dir():
+                raise ValueError(f"--{flag}: expected a file path, got the directory {path!r}")
         if args.ray is not None:
             connect(args.ray, num_cpus=args.workers)
     except (ValueError, OSError, ImportError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(2)
+        refuse(e)
     report = evaluate(
         candidates,
         opponents,

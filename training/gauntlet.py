@@ -31,12 +31,12 @@ import pathlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import NoReturn
 
 import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
+from training.cli import Parser
 from training.evaluate import PolicyStats, plan_matchup, run_many
 from training.variants import add_variant_arguments, variant_config
 
@@ -390,17 +390,10 @@ def write_markdown(path: str | pathlib.Path, reports: Sequence[GauntletReport]) 
 
 
 # ----------------------------------------------------------------------------- command line
-class _Parser(argparse.ArgumentParser):
-    """argparse with bad input reported as one ``error:`` line and exit code 2 (no usage block)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     from training.ray_backend import add_ray_argument
 
-    ap = _Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
     ap.add_argument("--policy", nargs="+", help="policy spec(s) to put through the gauntlet (training.specs)")
     ap.add_argument("--games", type=int, default=3000, help="games per column (rounded up to a multiple of P)")
@@ -428,12 +421,9 @@ def _column_games(items: Sequence[str]) -> dict[str, int]:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
 
     if not args.policy:
         raise ValueError("--policy: expected at least one policy spec, got none")
-    if args.players is not None and not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        raise ValueError(f"--players: expected a table size in {MIN_PLAYERS}..{MAX_PLAYERS}, got {args.players}")
     for flag in ("games", "workers"):
         if getattr(args, flag) < 1:
             raise ValueError(f"--{flag}: expected an int >= 1, got {getattr(args, flag)}")

@@ -253,7 +253,10 @@ def default_record_path(preset: str, seed: int, when: datetime) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
+    from training.cli import Parser, int_in
+
+    p = Parser(
         prog="python -m training.play",
         description="Play No Thanks! against agents in the terminal.",
         epilog="commands during play: t/take, p/pass, h/help, q/quit",
@@ -261,12 +264,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponents", nargs="+", metavar="SPEC",
                    help="one policy spec per opponent (baseline, shipped checkpoint name, checkpoint path or "
                    f"module:attr); default {DEFAULT_OPPONENT!r} in every other seat")  # fmt: skip
-    p.add_argument("--players", type=int, help="seats at the table, 3..7 (default: the preset's count if it sets "
-                   "one, else one more than the number of --opponents, else 3)")  # fmt: skip
-    p.add_argument("--seat", type=int, help="your seat, 0..players-1 (default: drawn from the seed)")
+    p.add_argument("--players", type=int_in(MIN_PLAYERS, MAX_PLAYERS),
+                   help="seats at the table, 3..7 (default: the preset's count if it sets one, else one more than "
+                   "the number of --opponents, else 3)")  # fmt: skip
+    p.add_argument("--seat", type=int_in(0), help="your seat, 0..players-1 (default: drawn from the seed)")
     p.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rule variant (default standard)")
-    p.add_argument("--deals", type=int, help="deals in the match (default: the preset's)")
-    p.add_argument("--seed", type=int, help="seeds the deals, your seat and the opponents (default: random)")
+    p.add_argument("--deals", type=int_in(1, 1000), help="deals in the match (default: the preset's)")
+    p.add_argument(
+        "--seed", type=int_in(0, 2**63 - 1), help="seeds the deals, your seat and the opponents (default: random)"
+    )
     p.add_argument("--save", type=Path, metavar="PATH", help="where to save the game record (default games/...)")
     p.add_argument("--plain", action="store_true", help="plain text even on a terminal")
     return p
@@ -305,8 +311,8 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     others = [i for i in range(num_players) if i != seat]
     try:
         opponents = {i: load_policy(s, num_players=num_players, seed=seed + 1 + i) for i, s in zip(others, specs)}
-    except (ValueError, FileNotFoundError) as e:
-        parser.error(str(e))
+    except (ValueError, OSError) as e:
+        parser.error(f"--opponents: {e}")
     agents = [HUMAN] * num_players
     for i, s in zip(others, specs):
         agents[i] = s

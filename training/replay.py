@@ -36,7 +36,7 @@ import numpy as np
 
 from nothanks_env.game import Game, SeatView, describe_action
 from nothanks_env.policy import Policy
-from nothanks_env.records import GameRecord, RecordError, replay
+from nothanks_env.records import GameRecord, replay
 from nothanks_env.vector import BatchView
 from training.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
@@ -197,19 +197,21 @@ def replay_loop(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    from training.cli import Parser, int_in
+
+    p = Parser(
         prog="python -m training.replay",
         description="Step through a recorded No Thanks! game forwards and backwards.",
         epilog="keys: n/Enter next, b back, g N go to step, s N seat view, f full view, h help, q quit",
     )
     p.add_argument("record", type=Path, help="a game record (JSON), e.g. saved by training.play")
     view = p.add_mutually_exclusive_group()
-    view.add_argument("--seat", type=int, help="show this seat's view (default: the human's seat if recorded)")
+    view.add_argument("--seat", type=int_in(0), help="show this seat's view (default: the human's seat if recorded)")
     view.add_argument("--full", action="store_true", help="show everything, hidden information included")
     p.add_argument("--policy", metavar="SPEC", help="show this policy's action probabilities for the seat to act")
-    p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES,
+    p.add_argument("--samples", type=int_in(1, 1_000_000), default=DEFAULT_SAMPLES,
                    help=f"draws per step to estimate probabilities (default {DEFAULT_SAMPLES})")  # fmt: skip
-    p.add_argument("--step", type=int, default=0, help="step to start at (default 0)")
+    p.add_argument("--step", type=int_in(0), default=0, help="step to start at (default 0)")
     p.add_argument("--print-all", action="store_true", help="print every step and exit")
     p.add_argument("--plain", action="store_true", help="plain text even on a terminal")
     return p
@@ -222,13 +224,13 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     try:
         record = GameRecord.load(args.record)
         game_at(record, len(record.actions))  # check that it replays before showing anything
-    except (OSError, RecordError) as e:
-        parser.error(f"cannot replay {args.record}: {e}")
+    except (OSError, ValueError) as e:  # RecordError is a ValueError
+        parser.error(f"record: cannot replay {args.record}: {e}")
     n = record.config.num_players
     if args.seat is not None and not 0 <= args.seat < n:
         parser.error(f"--seat: expected 0..{n - 1}, got {args.seat}")
-    if args.samples < 1:
-        parser.error(f"--samples: expected >= 1, got {args.samples}")
+    if args.step > len(record.actions):
+        parser.error(f"--step: expected 0..{len(record.actions)}, got {args.step}")
     seat: int | None = args.seat
     if seat is None and not args.full and record.agents is not None and HUMAN in record.agents:
         seat = record.agents.index(HUMAN)
@@ -238,8 +240,8 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
 
         try:
             policy = load_policy(args.policy, num_players=n, seed=0)
-        except (ValueError, FileNotFoundError) as e:
-            parser.error(str(e))
+        except (ValueError, OSError) as e:
+            parser.error(f"--policy: {e}")
     display = Display(out or sys.stdout, "plain" if args.plain else "auto")
     if args.print_all:
         try:

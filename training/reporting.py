@@ -36,14 +36,34 @@ def sb3_logger(writer):
     return Logger(folder=None, output_formats=[_Writer()])
 
 
-def summary_table(results: dict[str, dict[str, Any]], timesteps: int, seconds: float, best: dict, run: str) -> str:
-    """A Markdown table of a final evaluation (one row per opponent table)."""
+def summary_table(
+    results: dict[str, dict[str, Any]],
+    timesteps: int,
+    seconds: float,
+    best: dict,
+    run: str,
+    *,
+    eval_seconds: float | None = None,
+) -> str:
+    """A Markdown table of a final evaluation (one row per opponent table).
+
+    Args:
+        results: the final evaluation, as :func:`training.selfplay.evaluate_policy` returns it.
+        timesteps: learner steps trained.
+        seconds: training time over every session of the run, periodic evaluations included (what the
+            progress bar counts), the final evaluation not.
+        best: ``{"score", "timesteps"}`` of the best periodic evaluation.
+        run: the run folder's name.
+        eval_seconds: the final evaluation's time, stated beside the training time when given.
+    """
+    times = f"{timesteps:,} learner steps in {seconds / 60:.1f} min of training"
+    times += f" ({timesteps / max(seconds, 1e-9):,.0f} steps/s, periodic evaluations included)"
+    if eval_seconds is not None:
+        times += f", then {eval_seconds:.0f} s of final evaluation ({(seconds + eval_seconds) / 60:.1f} min in all)"
     lines = [
         f"# {run}: final evaluation",
         "",
-        f"{timesteps:,} learner steps in {seconds / 60:.1f} min of training "
-        f"({timesteps / max(seconds, 1e-9):,.0f} steps/s incl. evaluations); "
-        f"best periodic score {best['score']:.3f} at step {best['timesteps']}.",
+        f"{times}; best periodic score {best['score']:.3f} at step {best['timesteps']}.",
         "",
         "| opponents (every other seat) | players | games | win rate | 95% CI | parity | mean penalty |",
         "|---|---|---|---|---|---|---|",
@@ -57,29 +77,54 @@ def summary_table(results: dict[str, dict[str, Any]], timesteps: int, seconds: f
     return "\n".join(lines) + "\n"
 
 
-def learning_curve(evals: list[dict[str, Any]], path: Path, title: str = "") -> None:
-    """PNG of win rate (with 95% CI band) against each evaluation opponent over learner steps."""
+def learning_curve(
+    evals: list[dict[str, Any]], path: Path, title: str = "", final: dict[str, Any] | None = None
+) -> None:
+    """PNG of win rate (with 95% CI band) against each evaluation opponent over learner steps.
+
+    Args:
+        evals: the periodic evaluations, ``[{"timesteps", "results"}, ...]`` as in ``evals.jsonl``.
+        path: where to write the PNG.
+        title: the plot's title.
+        final: the final evaluation in the same form, drawn as the curve's last point (a larger marker with
+            its CI as an error bar: it plays more games than the periodic ones).
+
+    Each parity line (1/n for each player count n) is labelled in the legend. The legend sits outside the
+    axes, to their right, so it never covers a curve.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    keys = list(evals[0]["results"]) if evals else []
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    points = [*evals, final] if final else list(evals)
+    keys = list(dict.fromkeys(k for e in points for k in e["results"]))
     for key in keys:
         xs = [e["timesteps"] for e in evals if key in e["results"]]
         rs = [e["results"][key] for e in evals if key in e["results"]]
         (line,) = ax.plot(xs, [r["win_rate"] for r in rs], marker="o", ms=3, label=f"vs {key}")
+        color = line.get_color()
         ax.fill_between(xs, [r["win_rate_ci"][0] for r in rs], [r["win_rate_ci"][1] for r in rs], alpha=0.2,
-                        color=line.get_color())  # fmt: skip
-    for parity in sorted({r["parity"] for e in evals for r in e["results"].values()}):
-        ax.axhline(parity, color="grey", ls=":", lw=1)
+                        color=color)  # fmt: skip
+        if final and key in final["results"]:
+            r, t = final["results"][key], final["timesteps"]
+            if xs:  # join the periodic curve to the final point
+                ax.plot([xs[-1], t], [rs[-1]["win_rate"], r["win_rate"]], color=color, ls="--", lw=1)
+            err = [[r["win_rate"] - r["win_rate_ci"][0]], [r["win_rate_ci"][1] - r["win_rate"]]]
+            ax.errorbar([t], [r["win_rate"]], yerr=err, color=color, marker="D", ms=6, capsize=3, ls="none")
+    if final:
+        ax.plot([], [], color="black", marker="D", ls="none", ms=6, label="final evaluation")
+    parities = sorted({r["parity"] for e in points for r in e["results"].values()})
+    for parity in parities:
+        n = round(1 / parity)
+        ax.axhline(parity, color="grey", ls=":", lw=1.2, label=f"parity 1/{n} ({n} players)")
     ax.set_xlabel("learner steps")
     ax.set_ylabel("win rate (ties split)")
     ax.set_ylim(0, 1)
     ax.set_title(title or "learning curve")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -47,6 +47,16 @@ from training.reporting import learning_curve, sb3_logger, summary_table
 
 STEP_DIR = "step_"
 
+RESUME_FIXED: tuple[str, ...] = (
+    "game",
+    "env.games_per_count",
+    "env.chip_memory",
+    "ppo.net_arch",
+    "ppo.activation",
+)
+"""Config keys a ``--resume`` may not change: the network's shape and inputs, and the games whose RNG
+states the checkpoint holds. Anything else (length, learning rate, pool, evaluation) may change."""
+
 
 # --------------------------------------------------------------------------- building blocks
 def make_pool(cfg: Config):
@@ -216,6 +226,33 @@ def set_rng_state(state: dict[str, Any], env) -> None:
         r.bit_generator.state = s["seats"]
 
 
+def check_resume(cfg: Config, meta: dict[str, Any], checkpoint: Path) -> None:
+    """Refuse a resumed config that changes a :data:`RESUME_FIXED` key of the checkpoint's own config.
+
+    Raises:
+        ConfigError: naming the key, the run's value and the value received.
+    """
+    saved = meta.get("config") or {}
+    mine = cfg.model_dump(mode="json")
+    for key in RESUME_FIXED:
+        a, b = saved, mine
+        for part in key.split("."):
+            a, b = (a or {}).get(part), (b or {}).get(part)
+        if a is not None and a != b:
+            raise ConfigError(
+                f"--resume: {key}: expected the run's {a!r} (checkpoint {checkpoint.name} was trained with it; "
+                f"start a new run, or warm-start one with run.init_from), got {b!r}"
+            )
+
+
+def finished_at(run_dir: Path) -> int | None:
+    """Learner steps of the run's ``checkpoints/final``, or None if the run has not finished."""
+    final = run_dir / "checkpoints" / "final"
+    if not final.is_dir():
+        return None
+    return int(ckpt.read_metadata(final).get("timesteps") or 0)
+
+
 def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
     """The actor weights ``cfg.run.init_from`` names (None without it), checked against ``cfg``.
 
@@ -257,6 +294,7 @@ class Trainer:
         from torch.utils.tensorboard import SummaryWriter
 
         self.cfg, self.run_dir = cfg, run_dir
+        self.resumed_at: int | None = None
         torch.set_num_threads(cfg.run.torch_threads)
         random.seed(cfg.run.seed)
         np.random.seed(cfg.run.seed)
@@ -264,7 +302,6 @@ class Trainer:
         self.pool = make_pool(cfg)
         self.env = make_env(cfg, self.pool)
         self.model = make_model(cfg, self.env)
-        self.writer = SummaryWriter(str(run_dir))
         self.evals: list[dict[str, Any]] = []
         self.best: dict[str, Any] = {"score": -1.0, "timesteps": None}
         self.elapsed = 0.0  # training wall time of earlier sessions of this run, seconds
@@ -273,6 +310,13 @@ class Trainer:
             self._load(resume_from)
         elif cfg.run.init_from is not None:
             ckpt.load_actor_weights(self.model.policy, init_actor_weights(cfg), source=cfg.run.init_from)
+        # Created only once loading has worked, so a refused resume leaves no empty event file. On resume,
+        # purge_step hides the scalars a killed session wrote after the checkpoint (TensorBoard drops
+        # every earlier event at or after that step), so no curve holds a step twice.
+        purge = None if self.resumed_at is None else self.resumed_at + 1
+        self.writer = SummaryWriter(str(run_dir), purge_step=purge)
+        if self.resumed_at is not None:
+            self._drop_newer_evals()
         self.model.set_logger(sb3_logger(self.writer))
         self.stop_requested = False
         self.final_results: dict[str, Any] | None = None  # the final evaluation, once finish() ran
@@ -295,8 +339,11 @@ class Trainer:
 
     def _load(self, path: Path) -> None:
         st = ckpt.load_train_state(path)
-        self.model.policy.load_state_dict(st["policy"])
-        self.model.policy.optimizer.load_state_dict(st["optimizer"])
+        try:
+            self.model.policy.load_state_dict(st["policy"])
+            self.model.policy.optimizer.load_state_dict(st["optimizer"])
+        except (RuntimeError, ValueError, KeyError) as e:
+            raise ckpt.CheckpointError(f"checkpoint {path}: its network does not fit this config ({e})") from e
         self.model.num_timesteps = int(st["num_timesteps"])
         self.model._n_updates = int(st["n_updates"])
         self.pool.load_state_dict(st["pool"])
@@ -305,6 +352,30 @@ class Trainer:
         self.best = json.loads(st["best"])
         self.next = {k: int(v) for k, v in st["next"].items()}
         self.elapsed = float(st["elapsed"])
+        self.resumed_at = int(st["num_timesteps"])
+        on_disk = self._best_on_disk()
+        if on_disk is not None and on_disk["score"] > self.best["score"]:
+            # best/ was replaced after this checkpoint (its evaluation is dropped below): keep its score as
+            # the bar, so that only a better model replaces it, never one that beats a stale record.
+            self.best = on_disk
+
+    def _best_on_disk(self) -> dict[str, Any] | None:
+        """Score and step of ``checkpoints/best`` from its own metadata, or None if there is none."""
+        path = self.run_dir / "checkpoints" / "best"
+        if not path.is_dir():
+            return None
+        meta = ckpt.verify_checkpoint(path)
+        if not meta.get("eval"):
+            return None
+        return {"score": best_score(meta["eval"], self.cfg), "timesteps": meta.get("timesteps")}
+
+    def _drop_newer_evals(self) -> None:
+        """Rewrite ``evals.jsonl`` as the checkpoint resumed from knows it: evaluations a killed session ran
+        after that checkpoint are dropped (the resumed run evaluates those steps again)."""
+        path = self.run_dir / "evals.jsonl"
+        tmp = path.with_name(".evals.jsonl.tmp")
+        tmp.write_text("".join(json.dumps(e) + "\n" for e in self.evals))
+        tmp.replace(path)
 
     def metadata(self, evals: dict[str, Any] | None = None) -> dict[str, Any]:
         cfg = self.cfg
@@ -342,12 +413,13 @@ class Trainer:
             self.pool.add_snapshot(ckpt.actor_weights(self.model.policy), t)
             self.pool.prune(np.concatenate([tb.opponents.ravel() for tb in self.env.tables]))
             self.next["snapshot"] = t + cfg.pool.snapshot_every
-        for name, share in self.pool.composition().items():
-            self.writer.add_scalar(f"pool/{name}", share, t)
-        for name, st in self.pool.league().items():
-            self.writer.add_scalar(f"pool/{name}/win_rate", st["win_rate"], t)
-            self.writer.add_scalar(f"pool/{name}/weight", st["share"], t)
-        self.writer.add_scalar("pool/snapshots_held", len(self.pool.snapshots), t)
+        if t != self.resumed_at:  # at the step resumed from they were written before the checkpoint
+            for name, share in self.pool.composition().items():
+                self.writer.add_scalar(f"pool/{name}", share, t)
+            for name, st in self.pool.league().items():
+                self.writer.add_scalar(f"pool/{name}/win_rate", st["win_rate"], t)
+                self.writer.add_scalar(f"pool/{name}/weight", st["share"], t)
+            self.writer.add_scalar("pool/snapshots_held", len(self.pool.snapshots), t)
         if t >= self.next["eval"]:
             self.evaluate(t)
             self.next["eval"] = t + cfg.eval.every
@@ -377,7 +449,9 @@ class Trainer:
         with open(self.run_dir / "evals.jsonl", "a") as f:
             f.write(json.dumps(entry) + "\n")
         score = best_score(res, cfg)
-        if score > self.best["score"]:
+        new_best = score > self.best["score"]
+        _console(eval_line(t, res, score, cfg.eval.best_metric, new_best, time.time() - start))
+        if new_best:
             self.best = {"score": score, "timesteps": t}
             ckpt.save_checkpoint(
                 self.run_dir / "checkpoints" / "best",
@@ -416,19 +490,52 @@ class Trainer:
         """Final evaluation, ``final`` checkpoint, summary table and learning-curve plot."""
         cfg = self.cfg
         t = self.trained_timesteps
+        train_seconds = self.elapsed + (time.time() - self.session_start)
+        start = time.time()
         res = evaluate_policy(current_policy(self.model, cfg), cfg, cfg.eval.final_games, seed=cfg.run.seed + 200_003)
         self.final_results = res
+        eval_seconds = time.time() - start
         for key, r in res.items():
             self.writer.add_scalar(f"eval/{key}/final_win_rate", r["win_rate"], t)
         ckpt.save_checkpoint(
             self.run_dir / "checkpoints" / "final", ckpt.actor_weights(self.model.policy), self.metadata(res),
             overwrite=True,
         )  # fmt: skip
-        seconds = self.elapsed + (time.time() - self.session_start)
-        text = summary_table(res, t, seconds, self.best, self.run_dir.name)
+        text = summary_table(res, t, train_seconds, self.best, self.run_dir.name, eval_seconds=eval_seconds)
         (self.run_dir / "final_eval.md").write_text(text)
-        learning_curve(self.evals, self.run_dir / "learning_curve.png", title=self.run_dir.name)
+        final = {"timesteps": t, "results": res}
+        learning_curve(self.evals, self.run_dir / "learning_curve.png", title=self.run_dir.name, final=final)
         print(text)
+
+
+def eval_line(
+    timesteps: int, results: dict[str, dict[str, Any]], score: float, metric: str, new_best: bool, seconds: float
+) -> str:
+    """One console line for a periodic evaluation: each table's win rate with its 95% CI, and the score.
+
+    Example: ``eval @ 500,000 steps: heuristic 0.632 [0.601, 0.663] | random 0.998 [0.995, 1.000];
+    min score 1.896 (new best); 21 s``.
+    """
+    tables = " | ".join(
+        f"{k} {r['win_rate']:.3f} [{r['win_rate_ci'][0]:.3f}, {r['win_rate_ci'][1]:.3f}]" for k, r in results.items()
+    )
+    best = " (new best)" if new_best else ""
+    return f"eval @ {timesteps:,} steps: {tables}; {metric} score {score:.3f}{best}; {seconds:.0f} s"
+
+
+def _console(line: str) -> None:
+    """Print a line to stderr above the progress bar (tqdm keeps the bar below it)."""
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stderr)
+
+
+def planned_timesteps(start: int, total: int, rollout: int) -> int:
+    """The learner steps ``model.learn`` will reach from ``start``: SB3 finishes the rollout that passes
+    ``total``, so a run ends on the next multiple of ``rollout`` (``n_envs * n_steps``) past ``start``."""
+    if total <= start:
+        return start
+    return start + -(-(total - start) // rollout) * rollout
 
 
 class _Callback:
@@ -441,8 +548,10 @@ class _Callback:
         class Callback(BaseCallback):
             def _on_training_start(self) -> None:
                 cfg = trainer.cfg
-                self.bar = tqdm(
-                    total=cfg.run.total_timesteps, initial=self.model.num_timesteps, unit="step", unit_scale=True,
+                rollout = cfg.n_envs * cfg.ppo.n_steps
+                planned = planned_timesteps(self.model.num_timesteps, cfg.run.total_timesteps, rollout)
+                self.bar = tqdm(  # the total is what learn() will reach, so its ETA ends where training ends
+                    total=planned, initial=self.model.num_timesteps, unit="step", unit_scale=True,
                     dynamic_ncols=True, disable=not cfg.run.progress, smoothing=0.05,
                     mininterval=0.1 if sys.stderr.isatty() else 60.0,  # a log file gets one line a minute
                 )  # fmt: skip
@@ -526,7 +635,10 @@ def split_dotted_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    """The command line's parser; bad input is one ``error:`` line and exit code 2 (:mod:`training.cli`)."""
+    from training.cli import Parser
+
+    p = Parser(
         prog="python -m training.selfplay",
         description="Self-play MaskablePPO for No Thanks! with an opponent pool (see configs/*.yaml).",
         epilog="Any config value can be set with --set SECTION.KEY=VALUE or --SECTION.KEY VALUE.",
@@ -538,11 +650,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code: 0, or 2 after one ``error:`` line on bad input."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
         rest, dotted = split_dotted_flags(argv)
         args = parser.parse_args(rest)
+    except ConfigError as e:
+        return _refused(e)
+    except SystemExit as e:  # --help, or bad input already reported on one line
+        return int(e.code or 0)
+    try:
         overrides = [*args.set, *dotted]
         if args.resume:
             run_dir = Path(args.resume)
@@ -554,7 +672,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             found = step_checkpoints(run_dir)
             if not found:
                 raise FileNotFoundError(f"--resume {run_dir}: no checkpoint in {run_dir / 'checkpoints'}")
-            ckpt.verify_checkpoint(found[-1])
+            meta = ckpt.verify_checkpoint(found[-1])
+            done = finished_at(run_dir)
+            if done is not None and done >= cfg.run.total_timesteps:
+                print(
+                    f"{run_dir} is complete: it trained {done:,} learner steps (run.total_timesteps "
+                    f"{cfg.run.total_timesteps:,}) and has its final evaluation; nothing to do. To train on, "
+                    f"raise run.total_timesteps, e.g. --set run.total_timesteps={2 * cfg.run.total_timesteps}",
+                    file=sys.stderr,
+                )
+                return 0
+            check_resume(cfg, meta, found[-1])
             trainer = Trainer(cfg, run_dir, resume_from=found[-1])
             print(f"resuming {run_dir} from {found[-1].name}", file=sys.stderr)
         else:
@@ -565,11 +693,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             trainer = Trainer(cfg, run_dir)
             print(f"run folder: {run_dir}", file=sys.stderr)
         dump_config(cfg, run_dir / "config.yaml")
-    except (ConfigError, FileNotFoundError, ckpt.CheckpointError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    except (ConfigError, OSError, ValueError) as e:  # CheckpointError is a ValueError
+        return _refused(e)
     trainer.train()
     return 0
+
+
+def _refused(error: Exception) -> int:
+    """Print ``error`` as one ``error:`` line on stderr (see :mod:`training.cli`); return exit code 2."""
+    from training.cli import EXIT_BAD_INPUT, refuse
+
+    try:
+        refuse(error)
+    except SystemExit:
+        pass
+    return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":

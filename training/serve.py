@@ -68,15 +68,23 @@ def serve_in_background(app: Any, host: str = DEFAULT_HOST, port: int = 0) -> It
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m training.serve", description=__doc__.split("\n")[0])
+    from training.cli import Parser, int_in, positive_float
+
+    p = Parser(prog="python -m training.serve", description=__doc__.split("\n")[0])
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST}: this machine only)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--port", type=int_in(0, 65535), default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--opponents", nargs="+", default=[], metavar="SPEC",
                    help="more policy specs to offer besides the baselines and shipped agents (checkpoint paths, "
                    "module:attr, baselines with parameters)")  # fmt: skip
-    p.add_argument("--seed", type=int, help="seeds every game's seed, for a reproducible server (default: random)")
-    p.add_argument("--max-games", type=int, default=None, help="live games at most; more are refused (default 64)")
-    p.add_argument("--idle-minutes", type=float, default=30.0, help="a game idle this long expires (default 30)")
+    p.add_argument(
+        "--seed", type=int_in(0, 2**63 - 1), help="seeds every game's seed, for a reproducible server (default: random)"
+    )
+    p.add_argument(
+        "--max-games", type=int_in(1, 100_000), default=None, help="live games at most; more are refused (default 64)"
+    )
+    p.add_argument(
+        "--idle-minutes", type=positive_float, default=30.0, help="a game idle this long expires (default 30)"
+    )
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn's log level; 'info' logs every request (default info)")  # fmt: skip
     p.add_argument("--records", type=Path, default=Path("games"),
@@ -104,8 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
         )
         catalog = PolicyCatalog(extra=args.opponents)
-    except (ValueError, FileNotFoundError) as e:
-        parser.error(str(e))
+    except (ValueError, OSError) as e:
+        parser.error(f"--opponents: {e}")
     app = create_app(catalog, store, records_dir=args.records)
     print(f"No Thanks! on http://{args.host}:{args.port}/  (API docs at /docs; Ctrl-C stops)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)

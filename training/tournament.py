@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -38,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from nothanks_env.game import GameConfig
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, check_player_count
 from nothanks_env.vector import deal_matches
 from training.evaluate import PolicyStats, check_plays, run_games, summarize, unique_names, write_stats_csv
 from training.variants import add_variant_arguments, variant_config
@@ -176,7 +175,8 @@ def tournament(
             chunks of games on as Ray tasks; the result is the same).
 
     Raises:
-        ValueError: if the pool is smaller than the table or the config does not match.
+        ValueError: if the pool is smaller than the table, the config does not match, ``games < 1``, or a
+            policy declares other table sizes (a checkpoint trained at other player counts).
     """
     config = config or GameConfig(num_players=num_players)
     if config.num_players != num_players:
@@ -185,6 +185,10 @@ def tournament(
     n = len(policies)
     if n < num_players:
         raise ValueError(f"policies: expected at least {num_players} for {num_players}-player tables, got {n}")
+    if games < 1:
+        raise ValueError(f"games: expected an int >= 1, got {games!r}")
+    for p in policies:
+        check_player_count(p, num_players)
     rng = np.random.default_rng(seed)
     deals = -(-games // num_players)
     lineup = np.argsort(rng.random((deals, n)), axis=1)[:, :num_players]  # P distinct policies, random order
@@ -213,33 +217,43 @@ def tournament(
     return TournamentResult(num_players, len(seating), seed, seconds, rows)
 
 
-def main(argv: Sequence[str] | None = None) -> TournamentResult:
-    from training.ray_backend import add_ray_argument, connect
-    from training.specs import load_policy
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser; bad input is one ``error:`` line and exit code 2 (:mod:`training.cli`)."""
+    from training.cli import Parser, int_in
 
-    ap = argparse.ArgumentParser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
     ap.add_argument("--policies", nargs="+", required=True, help="policy specs of the pool (see training.specs)")
-    ap.add_argument("--games", type=int, default=20000, help="games (rounded up to a multiple of --players)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=1, help="processes (use the core count for speed)")
+    ap.add_argument("--games", type=int_in(1), default=20000, help="games (rounded up to a multiple of --players)")
+    ap.add_argument("--seed", type=int_in(0), default=0)
+    ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--out", type=pathlib.Path, required=True, help="directory for the leaderboard files")
     ap.add_argument("--no-progress", action="store_true")
+    from training.ray_backend import add_ray_argument
+
     add_ray_argument(ap)
-    args = ap.parse_args(argv)
-    try:  # bad input: one error line and exit code 2
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> TournamentResult:
+    """Run the command line; bad input exits with code 2 after one ``error:`` line."""
+    from training.cli import load_spec, refuse
+    from training.ray_backend import connect
+    from training.specs import load_policy
+
+    args = build_parser().parse_args(argv)
+    try:
+        if args.out.exists() and not args.out.is_dir():
+            raise ValueError(f"--out: expected a directory, got the file {str(args.out)!r}")
         config = variant_config(args)
-        pool = [load_policy(s, num_players=config.num_players) for s in args.policies]
-        if len(pool) < config.num_players:
-            raise ValueError(
-                f"--policies: expected at least {config.num_players} specs for {config.num_players}-player "
-                f"tables, got {len(pool)}"
-            )
+        n = config.num_players
+        pool = [load_spec(load_policy, "--policies", s, num_players=n) for s in args.policies]
+        if len(pool) < n:
+            raise ValueError(f"--policies: expected at least {n} specs for {n}-player tables, got {len(pool)}")
         if args.ray is not None:
             connect(args.ray, num_cpus=args.workers)
     except (ValueError, OSError, ImportError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(2)
+        refuse(e)
     t0 = time.perf_counter()
     result = tournament(
         pool,

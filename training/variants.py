@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import argparse
 
-from nothanks_env.game import GameConfig
+from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig
 from nothanks_env.presets import PRESETS, resolve_config
+from training.cli import int_in
 
 
 def add_variant_arguments(ap: argparse.ArgumentParser) -> None:
     """Add ``--preset``, ``--players``, ``--deals`` and ``--opponent-chips`` to ``ap``."""
     ap.add_argument("--preset", default="standard", help=f"rule variant, one of {', '.join(sorted(PRESETS))}")
-    ap.add_argument("--players", type=int, help="table size 3..7 (default: the preset's, 3 for standard)")
-    ap.add_argument("--deals", type=int, help="deals per match (default: the preset's, 1 for standard)")
+    players = int_in(MIN_PLAYERS, MAX_PLAYERS)
+    ap.add_argument("--players", type=players, help="table size 3..7 (default: the preset's, 3 for standard)")
+    ap.add_argument("--deals", type=int_in(1), help="deals per match (default: the preset's, 1 for standard)")
     ap.add_argument("--opponent-chips", choices=["hidden", "visible"], help="override the preset's chip rule")
 
 

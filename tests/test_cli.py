@@ -1,0 +1,256 @@
+"""Every command line refuses bad input the same way: one ``error:`` line naming the argument, the value
+expected and the value received, exit code 2, no traceback. Public functions refuse bad values with their
+documented error, never another exception. Hypothesis fuzzes both."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nothanks_env import nothanks_v0
+from nothanks_env.game import GameConfig, RuleError
+from nothanks_env.specs import load_policy
+from training import benchmark, evaluate, exploit, gauntlet, play, replay, selfplay, serve, tournament
+from training.config import ConfigError, config_from_dict, parse_overrides
+
+REPO = Path(__file__).resolve().parent.parent
+FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _play(argv: Sequence[str]) -> int:
+    return play.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
+
+
+def _replay(argv: Sequence[str]) -> int:
+    return replay.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
+
+
+def run_cli(main: Callable[[Sequence[str]], object], argv: Sequence[str]) -> tuple[object, str]:
+    """Run a command line in-process; its exit code (returned or raised) and what it wrote to stderr."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            code = main(list(argv))
+        except SystemExit as e:
+            code = e.code
+    return code, err.getvalue()
+
+
+def assert_refused(code: object, err: str, *needles: str) -> None:
+    assert code == 2, (code, err)
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    for needle in needles:
+        assert needle in err, (needle, err)
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("records") / "game.json"
+    out = io.StringIO()
+    play.main(["--seed", "1", "--save", str(path)], input_fn=lambda prompt: "t", out=out)
+    return path
+
+
+CASES = [
+    (evaluate.main, ["--policy", "./no/such/ckpt"], ["--policy: policy spec './no/such/ckpt': the path", "not exist"]),
+    (evaluate.main, ["--policy", "random", "--games", "0"], ["argument --games: expected an int >= 1, got 0"]),
+    (evaluate.main, ["--policy", "ppo-mixed", "--players", "7"], ["expected a policy for 7 players", "[3, 4, 5]"]),
+    (tournament.main, ["--policies", "random", "bogus", "x", "--out", "o"], ["--policies: policy spec 'bogus'"]),
+    (tournament.main, ["--policies", "random", "--out", "o", "--players", "9"], ["--players: expected an int in 3..7"]),
+    (tournament.main, ["--policies", "random", "heuristic", "--out", "o"], ["--policies: expected at least 3 specs"]),
+    (tournament.main, ["--policies", "a", "b", "c", "--out", "o", "--seed", "-1"], ["--seed: expected an int >= 0"]),
+    (selfplay.main, ["--set", "run.seed=true"], ["run.seed: Input should be a valid integer (got True)"]),
+    (selfplay.main, ["--run.seed"], ["override --run.seed: expected a value after it"]),
+    (selfplay.main, ["--bogus"], ["unrecognized arguments: --bogus"]),
+    (selfplay.main, ["--resume", "/no/such/run"], ["--resume /no/such/run: expected a run folder with config.yaml"]),
+    (_play, ["--players", "2"], ["argument --players: expected an int in 3..7, got 2"]),
+    (_play, ["--deals", "0"], ["argument --deals: expected an int in 1..1000, got 0"]),
+    (_play, ["--opponents", "heuristic", "./gone"], ["--opponents: policy spec './gone': the path ./gone"]),
+    (_play, ["--players", "7", "--opponents", *["ppo-mixed"] * 6], ["expected a policy for 7 players"]),
+    (_replay, ["/no/such/record.json"], ["record: cannot replay /no/such/record.json"]),
+    (benchmark.main, ["env", "--seconds", "-1"], ["argument --seconds: expected a finite number > 0, got '-1'"]),
+    (benchmark.main, ["env", "--players", "2"], ["argument --players: expected an int in 3..7, got 2"]),
+    (benchmark.main, ["eval", "--games", "0"], ["argument --games: expected an int >= 1, got 0"]),
+    (benchmark.main, ["gym", "--opponents", "bogus"], ["--opponents: policy spec 'bogus'"]),
+    (benchmark.main, ["nothing"], ["argument command: invalid choice: 'nothing'"]),
+    (gauntlet.main, ["--policy", "random", "--players", "true"], ["--players: expected an int in 3..7, got 'true'"]),
+    (exploit.main, ["--victim", "random"], ["the following arguments are required: --timesteps"]),
+    (serve.main, ["--port", "70000"], ["argument --port: expected an int in 0..65535, got 70000"]),
+    (serve.main, ["--idle-minutes", "nan"], ["argument --idle-minutes: expected a finite number > 0, got 'nan'"]),
+]
+
+
+@pytest.mark.parametrize(("main", "argv", "needles"), CASES, ids=lambda x: getattr(x, "__module__", None) or str(x))
+def test_bad_input_is_one_error_line_and_exit_2(main, argv, needles, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # nothing a refused command might write lands in the repository
+    code, err = run_cli(main, argv)
+    assert_refused(code, err, *needles)
+    assert not (tmp_path / "o").exists() and not (tmp_path / "runs").exists()
+
+
+def test_replay_refuses_seats_steps_and_samples_out_of_range(record):
+    code, err = run_cli(_replay, [str(record), "--seat", "3"])
+    assert_refused(code, err, "--seat: expected 0..2, got 3")
+    code, err = run_cli(_replay, [str(record), "--step", "100000"])
+    assert_refused(code, err, "--step: expected 0..")
+    code, err = run_cli(_replay, [str(record), "--samples", "0"])
+    assert_refused(code, err, "argument --samples: expected an int in 1..1000000, got 0")
+    code, err = run_cli(_replay, [str(record), "--policy", "ppo-4p"])
+    assert_refused(code, err, "--policy: policy spec 'ppo-4p': expected a policy for 3 players")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-m", "training.evaluate", "--policy", "bogus"],
+        ["-m", "training.tournament", "--policies", "random", "bogus", "random", "--out", "o"],
+        ["-m", "training.selfplay", "--set", "pool.scripted={nonsense: 1}"],
+    ],
+    ids=["evaluate", "tournament", "selfplay"],
+)
+def test_no_traceback_from_a_real_process(argv, tmp_path):
+    proc = subprocess.run([sys.executable, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert not list(tmp_path.iterdir())  # no run folder, no leaderboard
+
+
+# ------------------------------------------------------------------------------------------ fuzzing
+BAD_INT_TEXT = st.one_of(
+    st.sampled_from(["true", "True", "None", "", "[]", "nan", "inf", "1e3", "0x10", "3.0", "three"]),
+    st.floats().map(repr),  # "1.0", "nan", "-inf", "1e+300": none is an int
+)
+
+
+@FUZZ
+@given(value=st.one_of(BAD_INT_TEXT, st.integers(max_value=0).map(str)))
+def test_fuzz_evaluate_games(value):
+    # --flag=value: argparse would read a separate "-inf" or "-1e+300" as an option, not as the value
+    code, err = run_cli(evaluate.main, ["--policy", "random", f"--games={value}", "--no-progress"])
+    got = str(int(value)) if value.lstrip("-").isdigit() else repr(value)
+    assert_refused(code, err, f"argument --games: expected an int >= 1, got {got}")
+
+
+@FUZZ
+@given(value=st.one_of(BAD_INT_TEXT, st.integers().filter(lambda n: not 3 <= n <= 7).map(str)))
+def test_fuzz_players_of_every_cli(value):
+    for main, argv in (
+        (evaluate.main, ["--policy", "random", f"--players={value}"]),
+        (tournament.main, ["--policies", "random", "--out", "o", f"--players={value}"]),
+        (_play, [f"--players={value}"]),
+        (gauntlet.main, ["--policy", "random", f"--players={value}"]),
+    ):
+        code, err = run_cli(main, argv)
+        assert_refused(code, err, "--players")
+        assert repr(value) in err or value in err
+
+
+@FUZZ
+@given(value=st.one_of(BAD_INT_TEXT, st.integers(max_value=-1).map(str)))
+def test_fuzz_seeds(value):
+    code, err = run_cli(tournament.main, ["--policies", "a", "b", "c", "--out", "o", f"--seed={value}"])
+    assert_refused(code, err, "argument --seed: ")
+
+
+@FUZZ
+@given(
+    key=st.sampled_from(["run.seed", "run.total_timesteps", "ppo.n_steps", "eval.games", "env.games_per_count"]),
+    value=st.sampled_from(["true", "false", "1.5", "null", "[]", "{}", "x", "-1e400"]),
+)
+def test_fuzz_int_config_keys(key, value):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict(_nested(key, __import__("yaml").safe_load(value)))
+    assert key in str(e.value)
+
+
+def _nested(key: str, value: object) -> dict:
+    section, leaf = key.split(".")
+    return {section: {leaf: value}}
+
+
+@FUZZ
+@given(items=st.lists(st.text(max_size=30), max_size=4))
+def test_fuzz_overrides_parse_or_refuse(items):
+    try:
+        tree = parse_overrides(items)
+    except ConfigError as e:
+        assert "override" in str(e)
+    else:
+        assert isinstance(tree, dict)
+
+
+SPEC_TEXT = st.one_of(
+    st.text(alphabet=st.characters(blacklist_characters=":", blacklist_categories=("Cs",)), max_size=20),
+    st.builds(
+        lambda name, params: f"{name}:{params}",
+        st.sampled_from(["threshold", "heuristic", "search", "ratio", "stochastic", "utility"]),
+        st.text(alphabet="T=r,iters=0123456789.-()xyzTrue", max_size=20),
+    ),
+)
+
+
+@FUZZ
+@given(spec=SPEC_TEXT, num_players=st.one_of(st.none(), st.integers(3, 7)))
+def test_fuzz_policy_specs_load_or_raise_value_error(spec, num_players):
+    try:
+        policy = load_policy(spec, num_players=num_players)
+    except ValueError as e:
+        assert "policy spec" in str(e)
+    else:
+        assert callable(policy.act_batch)
+
+
+VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**20), 10**20), st.floats(), st.text(max_size=5),
+    st.lists(st.integers(-5, 60), max_size=4),
+)  # fmt: skip
+
+
+@FUZZ
+@given(
+    field=st.sampled_from(
+        ["num_players", "num_removed", "removed_face_up", "starting_chips", "lowest_card", "highest_card",
+         "num_deals", "starting_seat", "opponent_chips"]
+    ),
+    value=VALUES,
+)  # fmt: skip
+def test_fuzz_game_config_fields(field, value):
+    try:
+        GameConfig(**{field: value})
+    except RuleError as e:
+        assert field.split("_")[0] in str(e) or "highest_card" in str(e)
+
+
+CARD = st.one_of(st.integers(-3, 40), st.floats(3, 35), st.booleans(), st.none(), st.text(max_size=2))
+
+
+@FUZZ
+@given(deck=st.lists(CARD, max_size=26), removed=st.lists(CARD, max_size=10), seed=st.integers(0, 10))
+def test_fuzz_fixed_deals_never_leave_the_env_half_reset(deck, removed, seed):
+    env = nothanks_v0.env(num_players=3)
+    env.reset(seed=seed)
+    before = (env.unwrapped.game.deals[0], env.agent_selection, env.unwrapped._seed)
+    try:
+        env.reset(seed=seed + 1, options={"deals": [{"deck": deck, "removed_hidden": removed}]})
+    except RuleError:
+        assert (env.unwrapped.game.deals[0], env.agent_selection, env.unwrapped._seed) == before
+    else:  # only a real permutation of the box plays
+        assert sorted([*deck, *removed]) == list(range(3, 36))
+
+
+def test_a_valid_fixed_deal_found_by_shuffling_plays():
+    cards = list(range(3, 36))
+    random.Random(5).shuffle(cards)
+    env = nothanks_v0.env(num_players=3)
+    env.reset(seed=0, options={"deals": [{"deck": cards[9:], "removed_hidden": cards[:9]}]})
+    assert env.unwrapped.game.deals[0].deck == tuple(cards[9:])
