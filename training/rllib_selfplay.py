@@ -455,13 +455,10 @@ def new_run_dir(cfg: RLlibConfig) -> Path:
     return run
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    from training.cli import Parser
+
+    p = Parser(
         prog="python -m training.rllib_selfplay",
         description="Self-play PPO for No Thanks! with RLlib on nothanks_v0 (see configs/rllib.yaml).",
         epilog="Any config value can be set with --set SECTION.KEY=VALUE or --SECTION.KEY VALUE.",

@@ -226,13 +226,10 @@ def ranking(results: Any, keys: Sequence[str]) -> str:
 
 
 # --------------------------------------------------------------------------- command line
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m training.sweep", description=__doc__.split("\n\n")[0])
+    from training.cli import Parser
+
+    p = Parser(prog="python -m training.sweep", description=__doc__.split("\n\n")[0])
     p.add_argument("config", nargs="?", default=str(CONFIG_DIR / "sweep.yaml"), help="sweep file (configs/sweep.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a sweep-file value")
     p.add_argument("--address", default="local", help="Ray cluster to join (auto, HOST:6379, ray://HOST:10001); "
