@@ -68,6 +68,11 @@ CASES = [
     (tournament.main, ["--policies", "random", "--out", "o", "--players", "9"], ["--players: expected an int in 3..7"]),
     (tournament.main, ["--policies", "random", "heuristic", "--out", "o"], ["--policies: expected at least 3 specs"]),
     (tournament.main, ["--policies", "a", "b", "c", "--out", "o", "--seed", "-1"], ["--seed: expected an int >= 0"]),
+    (
+        tournament.main,
+        ["--preset", "wildcards", "--policies", "random", "never-take", "heuristic", "--out", "o"],
+        ["expected policies that play special cards", "got ['never-take']"],
+    ),
     (selfplay.main, ["--set", "run.seed=true"], ["run.seed: Input should be a valid integer (got True)"]),
     (selfplay.main, ["--run.seed"], ["override --run.seed: expected a value after it"]),
     (selfplay.main, ["--bogus"], ["unrecognized arguments: --bogus"]),

@@ -250,6 +250,7 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
         pool = [load_spec(load_policy, "--policies", s, num_players=n) for s in args.policies]
         if len(pool) < n:
             raise ValueError(f"--policies: expected at least {n} specs for {n}-player tables, got {len(pool)}")
+        check_plays(pool, config)  # e.g. a checkpoint at a wildcards table: refused before any game
         if args.ray is not None:
             connect(args.ray, num_cpus=args.workers)
     except (ValueError, OSError, ImportError) as e:
