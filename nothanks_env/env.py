@@ -29,14 +29,13 @@ from nothanks_env.game import (
     GameConfig,
     IllegalActionError,
     RuleError,
-    ranks_and_winners,
     validate_deals,
 )
 from nothanks_env.observer import ObservationTable
+from nothanks_env.outcome import ENV_REWARDS, reward_values, reward_values_batch
 from nothanks_env.presets import resolve_config
 from nothanks_env.records import GameRecord, record_from_game
 from nothanks_env.render import render_table
-from nothanks_env.vector import ranks
 from nothanks_env.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 
 __all__ = [
@@ -54,7 +53,8 @@ __all__ = [
     "reward_values_batch",
 ]
 
-REWARD_MODES: tuple[str, ...] = ("win", "rank", "penalty")
+REWARD_MODES: tuple[str, ...] = ENV_REWARDS
+"""The ``reward`` modes this env takes; formulas, ranges and zero-sum flags in :mod:`nothanks_env.outcome`."""
 RENDER_MODES: tuple[str, ...] = ("ansi", "human")
 ILLEGAL_REWARD: float = -1.0
 """Reward of the agent whose illegal action ends the game under :func:`env` (everyone else gets 0)."""
@@ -105,56 +105,6 @@ def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
     high[s["seat_match_penalty"]] = max(1.0, max_points * config.num_deals / enc.POINT_SCALE)
     high[s["deals_left"]] = max(1.0, (config.num_deals - 1) / enc.DEALS_SCALE)
     return low, high
-
-
-def reward_values(penalties: list[int], mode: str) -> list[float]:
-    """End-of-match rewards by seat, zero-sum in every mode. See :class:`raw_env` (Rewards) for the formulas.
-
-    Raises:
-        RuleError: on an unknown ``mode``.
-    """
-    n = len(penalties)
-    if mode == "win":
-        best = min(penalties)
-        k = penalties.count(best)
-        if k == n:
-            return [0.0] * n
-        return [1.0 / k if p == best else -1.0 / (n - k) for p in penalties]
-    if mode == "rank":
-        ranks, _ = ranks_and_winners(penalties)
-        return [1.0 - 2.0 * (r - 1.0) / (n - 1) for r in ranks]
-    if mode == "penalty":
-        mean = sum(penalties) / n
-        return [mean - p for p in penalties]
-    raise RuleError(f"reward: expected one of {list(REWARD_MODES)}, got {mode!r}")
-
-
-def reward_values_batch(penalties: np.ndarray, mode: str) -> np.ndarray:
-    """:func:`reward_values` of many finished tables at once, equal to it row by row (a test holds them).
-
-    Args:
-        penalties: int, shape (B, P): every seat's match penalty, in penalty points.
-        mode: ``"win"``, ``"rank"`` or ``"penalty"``.
-
-    Returns:
-        float64, shape (B, P): each seat's reward.
-
-    Raises:
-        RuleError: on an unknown ``mode``.
-    """
-    pen = np.asarray(penalties)
-    n = pen.shape[1]
-    if mode == "win":
-        won = pen == pen.min(axis=1, keepdims=True)
-        k = won.sum(axis=1, keepdims=True)
-        out = np.where(won, 1.0 / k, -1.0 / np.maximum(n - k, 1))
-        out[k[:, 0] == n] = 0.0
-        return out
-    if mode == "rank":
-        return 1.0 - 2.0 * (ranks(pen) - 1.0) / (n - 1)
-    if mode == "penalty":
-        return pen.sum(axis=1, keepdims=True) / n - pen
-    raise RuleError(f"reward: expected one of {list(REWARD_MODES)}, got {mode!r}")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -238,8 +188,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
       so the rewards sum to 0 without further centring.
     - ``"penalty"``: mean(p) - p_i, in penalty points.
 
-    Every mode is zero-sum. At the end ``infos[agent]`` holds ``"penalty"`` (match total), ``"rank"``
-    (float, ties averaged), ``"winners"`` (agent names) and ``"deal_penalties"`` (its penalty per deal).
+    Every mode is zero-sum; :mod:`nothanks_env.outcome` declares each one's range. (Self-play's
+    ``win_share``, 1/k or 0, is a different reward and not a mode of this env.) At the end
+    ``infos[agent]`` holds ``"penalty"`` (match total), ``"rank"`` (float, ties averaged), ``"winners"``
+    (agent names) and ``"deal_penalties"`` (its penalty per deal).
 
     ## Episode End
     The episode (a match of ``num_deals`` deals) terminates for every agent when the last card of the last

@@ -21,9 +21,10 @@ import numpy as np
 from gymnasium import spaces
 
 from nothanks_env import encoding as enc
-from nothanks_env.env import RENDER_MODES, REWARD_MODES, observation_bounds, parse_deals, reward_values
-from nothanks_env.game import Game, GameConfig, IllegalActionError, RuleError, ranks_and_winners, validate_deals
+from nothanks_env.env import RENDER_MODES, REWARD_MODES, observation_bounds, parse_deals
+from nothanks_env.game import Game, GameConfig, IllegalActionError, RuleError, validate_deals
 from nothanks_env.observer import ObservationTable
+from nothanks_env.outcome import ranks_and_winners, reward_values
 from nothanks_env.policy import Policy
 from nothanks_env.presets import resolve_config
 from nothanks_env.render import render_table

@@ -29,7 +29,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from nothanks_env import encoding as enc
-from nothanks_env.env import observation_bounds, reward_values_batch
+from nothanks_env.env import observation_bounds
 from nothanks_env.game import PASS, TAKE, Game, GameConfig, IllegalActionError, RuleError
 from nothanks_env.gym_env import (
     SEED_BOUND,
@@ -40,6 +40,7 @@ from nothanks_env.gym_env import (
     resolve_opponents,
     seed_opponents,
 )
+from nothanks_env.outcome import reward_values_batch
 from nothanks_env.policy import Policy
 from nothanks_env.presets import resolve_config
 from nothanks_env.table import Finished, LearnerTable

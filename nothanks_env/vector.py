@@ -567,18 +567,18 @@ class VectorGame:
         )
 
 
-def winner_shares(penalties: np.ndarray) -> np.ndarray:
-    """Win credit per seat with ties split: float64 (B, P); a k-way tie for lowest gives each 1/k."""
-    best = penalties.min(axis=1, keepdims=True)
-    win = (penalties == best).astype(np.float64)
-    return win / win.sum(axis=1, keepdims=True)
+def __getattr__(name: str) -> object:
+    """Deprecated homes of the outcome functions, kept for one release: use :mod:`nothanks_env.outcome`."""
+    if name in ("ranks", "winner_shares"):
+        import warnings
 
+        from nothanks_env import outcome  # imported late: outcome is a layer above the engine
 
-def ranks(penalties: np.ndarray) -> np.ndarray:
-    """Ranks with ties averaged, float64 (B, P): 1 = lowest penalty."""
-    less = (penalties[:, None, :] < penalties[:, :, None]).sum(axis=2)
-    equal = (penalties[:, None, :] == penalties[:, :, None]).sum(axis=2)
-    return less + (equal + 1) / 2
+        new = "win_shares" if name == "winner_shares" else name
+        msg = f"nothanks_env.vector.{name} is deprecated; use nothanks_env.outcome.{new}"
+        warnings.warn(msg, DeprecationWarning, stacklevel=2)
+        return getattr(outcome, new)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
@@ -586,9 +586,7 @@ __all__ = [
     "VectorGame",
     "card_points",
     "deal_matches",
-    "ranks",
     "require_batched",
     "take_delta",
-    "winner_shares",
     "MIN_PLAYERS",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from training.config import CONFIG_DIR, ConfigError, dump_config, load_config, parse_overrides
 from training.selfplay import split_dotted_flags
@@ -46,7 +47,7 @@ def test_default_config_is_three_players_standard_rules():
         11,
         "hidden",
     )
-    assert cfg.run.torch_threads == 1 and cfg.env.reward == "win"
+    assert cfg.run.torch_threads == 1 and cfg.env.reward == "win_share"
 
 
 def test_variant_configs():
@@ -172,3 +173,12 @@ def test_policy_specs_are_validated_with_the_config(override, message):
         load_config(CONFIG_DIR / "smoke.yaml", [override])
     assert message in str(e.value)
     assert "(got {" not in str(e.value)  # a check across keys does not dump the whole section
+
+
+def test_old_reward_name_win_is_read_as_win_share_with_a_warning():
+    cfg = load_config(CONFIG_DIR / "selfplay.yaml")
+    with pytest.warns(DeprecationWarning, match="'win' is deprecated: it means 'win_share'"):
+        cfg.env.reward = "win"
+    assert cfg.env.reward == "win_share"
+    with pytest.raises(ValidationError):
+        cfg.env.reward = "rank"  # a nothanks_v0 mode, not a self-play one

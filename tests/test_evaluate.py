@@ -11,8 +11,9 @@ import pytest
 
 from nothanks_env.baselines import AlwaysTakePolicy, HeuristicPolicy, NeverTakePolicy, RandomPolicy, ThresholdPolicy
 from nothanks_env.game import GameConfig
+from nothanks_env.outcome import win_shares as winner_shares
 from nothanks_env.policy import Policy
-from nothanks_env.vector import card_points, winner_shares
+from nothanks_env.vector import card_points
 from training import evaluate as ev
 from training.specs import list_baselines, load_policy
 

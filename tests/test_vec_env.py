@@ -30,14 +30,14 @@ def pool_of(**policies: Policy) -> OpponentPool:
     return OpponentPool({name: (1.0, {0: p}) for name, p in policies.items()}, seed=0)
 
 
-def fixed_env(reward: str = "win") -> SelfPlayVecEnv:
+def fixed_env(reward: str = "win_share") -> SelfPlayVecEnv:
     pool = pool_of(always=AlwaysTakePolicy(), never=NeverTakePolicy())
     env = SelfPlayVecEnv([GameConfig(num_players=3)], 1, pool, reward=reward, seed=0)
     env.reset()
     return env
 
 
-@pytest.mark.parametrize("reward, expected", [("win", 0.0), ("penalty_diff", -0.35)])
+@pytest.mark.parametrize("reward, expected", [("win_share", 0.0), ("penalty_diff", -0.35)])
 def test_learner_is_paid_its_loss_when_an_opponent_takes_the_last_card(reward, expected):
     env = fixed_env(reward)
     obs, mask = env.force_deal(0, DECK, HIDDEN, first_seat=2, learner_seat=2, opponents=["always", "never", "-"])

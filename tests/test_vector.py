@@ -7,7 +7,9 @@ import pytest
 
 from nothanks_env import encoding as enc
 from nothanks_env.game import PASS, TAKE, Deal, Game, GameConfig, IllegalActionError, RuleError
-from nothanks_env.vector import BatchView, VectorGame, card_points, ranks, winner_shares
+from nothanks_env.outcome import ranks
+from nothanks_env.outcome import win_shares as winner_shares
+from nothanks_env.vector import BatchView, VectorGame, card_points
 
 CONFIGS = [
     GameConfig(num_players=3),

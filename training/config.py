@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError
+from nothanks_env.outcome import selfplay_reward
 from nothanks_env.presets import PRESETS
 from nothanks_env.vector import require_batched
 
@@ -173,11 +174,18 @@ class EnvSection(_Section):
         True,
         description="learner (and its snapshots) see every seat's chips, rebuilt from the public history",
     )
-    reward: Literal["win", "penalty_diff"] = Field(
-        "win",
-        description="win: the learner's win share (1, 1/k on a k-way tie, else 0), paid when its game ends. "
-        "penalty_diff: (mean opponent penalty - own penalty) / 100; changes the objective, for experiments.",
+    reward: Literal["win_share", "penalty_diff"] = Field(
+        "win_share",
+        description="win_share: the learner's win share (1, 1/k on a k-way tie, else 0), paid when its game ends. "
+        "penalty_diff: (mean opponent penalty - own penalty) / 100; changes the objective, for experiments. "
+        "Formulas in nothanks_env.outcome. 'win' is read as win_share, deprecated (it is not nothanks_v0's "
+        "zero-sum 'win').",
     )
+
+    @field_validator("reward", mode="before")
+    @classmethod
+    def _old_reward_name(cls, value: Any) -> Any:
+        return selfplay_reward(value) if value == "win" else value
 
 
 class LeagueSection(_Section):

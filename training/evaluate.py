@@ -67,8 +67,9 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from nothanks_env.game import PASS, Deal, Game, GameConfig
+from nothanks_env.outcome import ranks, win_shares
 from nothanks_env.policy import Policy, check_player_count
-from nothanks_env.vector import VectorGame, deal_cards, deal_matches, ranks, winner_shares  # noqa: F401 - deal_cards re-exported
+from nothanks_env.vector import VectorGame, deal_cards, deal_matches  # noqa: F401 - deal_cards re-exported
 from training.variants import add_variant_arguments, variant_config
 
 CHUNK_DEALS = 512
@@ -361,7 +362,7 @@ def summarize(
         seating: int (G, P) policy index at each seat.
         deal: int (G,) deal id of each game; games of one deal are averaged together before intervals.
     """
-    share, rank = winner_shares(penalties), ranks(penalties)
+    share, rank = win_shares(penalties), ranks(penalties)
     _, deal = np.unique(deal, return_inverse=True)
     out = []
     for j, (name, role) in enumerate(zip(names, roles)):

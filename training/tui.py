@@ -28,8 +28,8 @@ from nothanks_env.game import (
     SeatView,
     card_points,
     mask_to_cards,
-    ranks_and_winners,
 )
+from nothanks_env.outcome import ranks_and_winners
 from nothanks_env.render import format_runs, render_table
 
 try:  # rich is optional: without it every stream gets the plain fallback

@@ -10,8 +10,9 @@ learner's seat in one game:
 - after the learner acts, every game's opponents act until it is the learner's turn again (or the game
   ends), with one batched ``act_batch`` call per opponent policy per round, never a per-decision predict;
 - **reward**: when a game ends, on the learner's take or on an opponent's, the learner's slot gets the
-  learner's own final reward (``win``: its win share, 1 or 1/k on a k-way tie for lowest penalty, else 0;
-  ``penalty_diff``: (mean opponent penalty - own penalty) / 100) and ``done``; every other step pays 0.
+  learner's own final reward in a :mod:`nothanks_env.outcome` mode (``win_share``: 1, or 1/k on a k-way tie
+  for lowest penalty, else 0; ``penalty_diff``: (mean opponent penalty - own penalty) / 100) and ``done``;
+  every other step pays 0.
   The observation returned with ``done`` is already the first decision of the slot's next game;
   ``terminal_observation`` is not provided (there are no truncations, so SB3 never needs it).
 - a game that ends before the learner's first decision (possible only against always-take bots) is
@@ -37,13 +38,14 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from nothanks_env import encoding as enc
 from nothanks_env.game import GameConfig
+from nothanks_env.outcome import reward_values_batch, selfplay_reward, win_shares
 from nothanks_env.policy import Policy
 from nothanks_env.table import Finished, LearnerTable
-from nothanks_env.vector import winner_shares
 from training.checkpoints import MLPPolicy
 
-Reward = Literal["win", "penalty_diff"]
-PENALTY_SCALE = 100.0
+Reward = Literal["win_share", "penalty_diff"]
+"""Self-play reward modes (:data:`nothanks_env.outcome.SELFPLAY_REWARDS`); ``"win"`` is a deprecated alias of
+``"win_share"``."""
 
 
 @dataclass
@@ -364,7 +366,8 @@ class SelfPlayVecEnv(VecEnv):
         games_per_count: games stepped together per config.
         pool: the opponents.
         chip_memory: encoding of the learner's observation.
-        reward: ``"win"`` (the objective) or ``"penalty_diff"``.
+        reward: ``"win_share"`` (the objective) or ``"penalty_diff"``; ``"win"``, the old name of
+            ``"win_share"``, is read with a DeprecationWarning.
         seed: seeds the deals and learner seats.
 
     Attributes:
@@ -379,14 +382,12 @@ class SelfPlayVecEnv(VecEnv):
         pool: OpponentPool,
         *,
         chip_memory: bool = True,
-        reward: Reward = "win",
+        reward: Reward = "win_share",
         seed: int = 0,
     ) -> None:
-        if reward not in ("win", "penalty_diff"):
-            raise ValueError(f"reward: expected 'win' or 'penalty_diff', got {reward!r}")
         self.pool = pool
         self.chip_memory = chip_memory
-        self.reward_kind = reward
+        self.reward_kind = selfplay_reward(reward)
         seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(configs))]
         self.seat_rngs = [np.random.default_rng(s + 1) for s in seeds]
         self.tables = [
@@ -430,7 +431,7 @@ class SelfPlayVecEnv(VecEnv):
             d = np.zeros(t.num_games, dtype=bool)
             info: list[dict] = [{} for _ in range(t.num_games)]
             if len(fin):
-                val, win, own = self._rewards(fin, t.num_players)
+                val, win, own = self._rewards(fin)
                 r[fin.rows] = val
                 d[fin.rows] = True
                 now = time.time()
@@ -541,15 +542,12 @@ class SelfPlayVecEnv(VecEnv):
 
     def _record(self, num_players: int, fin: Finished) -> None:
         """League statistics: every finished game, before its row's next opponents are drawn."""
-        win = winner_shares(fin.penalties)[np.arange(len(fin)), fin.learner]
+        win = win_shares(fin.penalties)[np.arange(len(fin)), fin.learner]
         self.pool.record(fin.opponents, win, num_players)
 
-    def _rewards(self, fin: Finished, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _rewards(self, fin: Finished) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(reward, win share, own penalty) of the learner in each finished game, float64/float64/int64 (k,)."""
         rows = np.arange(len(fin))
         own = fin.penalties[rows, fin.learner]
-        win = winner_shares(fin.penalties)[rows, fin.learner]
-        if self.reward_kind == "win":
-            return win, win, own
-        others = (fin.penalties.sum(axis=1) - own) / (num_players - 1)
-        return (others - own) / PENALTY_SCALE, win, own
+        win = win_shares(fin.penalties)[rows, fin.learner]
+        return reward_values_batch(fin.penalties, self.reward_kind)[rows, fin.learner], win, own

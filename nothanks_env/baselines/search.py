@@ -44,8 +44,9 @@ import numpy as np
 from nothanks_env.baselines.heuristic import HeuristicPolicy, estimated_chips
 from nothanks_env.baselines.simple import forced, own_take_delta
 from nothanks_env.game import PASS, TAKE, GameConfig
+from nothanks_env.outcome import PENALTY_DIFF_SCALE, reward_values_batch, win_shares
 from nothanks_env.policy import Policy
-from nothanks_env.vector import BatchView, VectorGame, winner_shares
+from nothanks_env.vector import BatchView, VectorGame
 
 
 class SearchPolicy(Policy):
@@ -222,9 +223,8 @@ class SearchPolicy(Policy):
         pen = vg.penalties()[:n] + per_row(view.match_penalties[idx])
         me = per_row(view.seat[idx])
         rows = np.arange(len(me))
-        own_pen = pen[rows, me]
-        margin = (pen.sum(axis=1) - own_pen) / (p - 1) - own_pen
-        util = (winner_shares(pen)[rows, me] + self.margin_weight * margin).reshape(m, 2, k)
+        margin = reward_values_batch(pen, "penalty_diff")[rows, me] * PENALTY_DIFF_SCALE  # in penalty points
+        util = (win_shares(pen)[rows, me] + self.margin_weight * margin).reshape(m, 2, k)
         diff = util[:, TAKE] - util[:, PASS]  # paired: the same world after each action
         gain = diff.mean(axis=1)
         se = diff.std(axis=1, ddof=1) / np.sqrt(k) if k > 1 else np.zeros(m)

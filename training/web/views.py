@@ -19,7 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from nothanks_env.game import ACTION_NAMES, Game, HistoryEntry, ranks_and_winners
+from nothanks_env.game import ACTION_NAMES, Game, HistoryEntry
+from nothanks_env.outcome import ranks_and_winners
 from nothanks_env.render import card_runs
 
 ActionName = Literal["pass", "take"]
