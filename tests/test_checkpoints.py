@@ -27,7 +27,8 @@ def small_model(chip_memory: bool = True):
     from sb3_contrib import MaskablePPO
 
     from nothanks_env.baselines import RandomPolicy
-    from training.vec_env import OpponentPool, SelfPlayVecEnv
+    from training.pool import OpponentPool
+    from training.vec_env import SelfPlayVecEnv
 
     pool = OpponentPool({"random": (1.0, {0: RandomPolicy(seed=0)})}, seed=0)
     env = SelfPlayVecEnv([GameConfig(num_players=3)], 4, pool, chip_memory=chip_memory, seed=0)

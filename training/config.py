@@ -189,7 +189,7 @@ class EnvSection(_Section):
 
 
 class LeagueSection(_Section):
-    """Prioritized fictitious self-play over the scripted members (see :class:`training.vec_env.OpponentPool`).
+    """Prioritized fictitious self-play over the scripted members (see :class:`training.pool.OpponentPool`).
 
     Each scripted member is drawn in proportion to ``prior x (floor + f(x))``, ``x`` being the learner's
     normalized score against it (win share x n / ``beaten_at``, clipped to [0, 1]; with the default 2, 0.5

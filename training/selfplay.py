@@ -61,8 +61,8 @@ states the checkpoint holds. Anything else (length, learning rate, pool, evaluat
 # --------------------------------------------------------------------------- building blocks
 def make_pool(cfg: Config):
     """The opponent pool: each scripted spec built once per player count via :func:`training.specs.load_policy`."""
+    from training.pool import OpponentPool
     from training.specs import load_policy
-    from training.vec_env import OpponentPool
 
     scripted = {}
     for k, (spec, weight) in enumerate(cfg.pool.scripted.items()):
