@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nothanks_env.game import GameConfig
+from nothanks_env.game import PASS, TAKE, GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.vector import VectorGame
+from nothanks_env.vector import BatchView, VectorGame
 
 Seating = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``seat(idx) -> (learner, opponents)`` for new games in rows ``idx`` (int64 (m,)): the learner's seat, int64
@@ -42,6 +42,56 @@ Dealing = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
 (m, num_removed), and (m,) starting seats."""
 MAX_UNPLAYED = 1000
 """Consecutive games a row may deal without a learner decision before the table gives up (see step)."""
+
+
+def act_grouped(
+    view: BatchView, ids: np.ndarray, policy: Callable[[int], Policy], *, checked: bool = False
+) -> np.ndarray:
+    """Every game's action, with one batched call per policy: the one loop that drives policies over a batch.
+
+    A policy with ``act_observation`` (a network) gets observations encoded once for all such policies
+    (with its ``chip_memory``); any other gets its games' part of ``view`` through ``act_batch``. Each
+    policy's games reach it in view order.
+
+    Args:
+        view: the games to act in, B of them (each at its acting seat).
+        ids: int (B,): who acts in each game, an id that ``policy`` turns into a :class:`Policy`.
+        policy: id -> policy, called once per distinct id.
+        checked: raise if a policy returns a wrong shape or an illegal action (for untrusted policies).
+
+    Returns:
+        int64 (B,): PASS (0) or TAKE (1) per game.
+
+    Raises:
+        ValueError: with ``checked``, naming the policy, on a wrong shape or an illegal action.
+    """
+    ids = np.asarray(ids)
+    acts = np.empty(len(ids), dtype=np.int64)
+    mask = None
+    order = np.argsort(ids, kind="stable")  # each policy's games, contiguous and in view order
+    cuts = np.flatnonzero(ids[order][1:] != ids[order][:-1]) + 1
+    for start, stop in zip([0, *cuts.tolist()], [*cuts.tolist(), len(ids)]):
+        pol = policy(int(ids[order[start]]))
+        rows = order[start:stop] if stop - start > 1 else slice(order[start], order[start] + 1)
+        act_observation = getattr(pol, "act_observation", None)
+        if act_observation is not None:  # encoded once per round for every such policy
+            mask = view.action_mask() if mask is None else mask
+            obs = view.observation(bool(getattr(pol, "chip_memory", False)))
+            out = np.asarray(act_observation(obs[rows], mask[rows]))
+        else:
+            out = np.asarray(pol.act_batch(view.take(rows)))
+        if checked:
+            _check_actions(pol, out, view.own_chips[rows])
+        acts[rows] = out
+    return acts
+
+
+def _check_actions(policy: Policy, actions: np.ndarray, own_chips: np.ndarray) -> None:
+    name = getattr(policy, "name", type(policy).__name__)
+    if actions.shape != own_chips.shape:
+        raise ValueError(f"policy {name}: expected actions of shape {own_chips.shape}, got {actions.shape}")
+    if ((actions != PASS) & (actions != TAKE)).any() or ((actions == PASS) & (own_chips == 0)).any():
+        raise ValueError(f"policy {name}: expected legal actions (PASS=0 needs a chip, TAKE=1), got {actions}")
 
 
 @dataclass(frozen=True)
@@ -222,24 +272,8 @@ class LearnerTable:
             if not acting.any():
                 break
             idx = np.flatnonzero(acting)
-            ids = self.opponents[idx, g.seat[idx]]
-            view = g.view(idx)  # one view per round; each policy gets its games' part of it
-            mask = None
-            acts = np.empty(len(idx), dtype=np.int64)
-            order = np.argsort(ids, kind="stable")  # each policy's games, contiguous and in table order
-            cuts = np.flatnonzero(ids[order][1:] != ids[order][:-1]) + 1
-            for start, stop in zip([0, *cuts.tolist()], [*cuts.tolist(), len(idx)]):
-                pol = self._policy(int(ids[order[start]]))
-                rows = order[start:stop] if stop - start > 1 else slice(order[start], order[start] + 1)
-                act_observation = getattr(pol, "act_observation", None)
-                if act_observation is not None:  # encoded once per round for every such policy
-                    mask = view.action_mask() if mask is None else mask
-                    obs = view.observation(bool(getattr(pol, "chip_memory", False)))
-                    acts[rows] = act_observation(obs[rows], mask[rows])
-                else:
-                    acts[rows] = pol.act_batch(view.take(rows))
             actions = np.ones(self.num_games, dtype=np.int64)
-            actions[idx] = acts
+            actions[idx] = act_grouped(g.view(idx), self.opponents[idx, g.seat[idx]], self._policy)
             self.opponent_decisions += len(idx)
             ended = g.step(actions, which=acting)
             if ended.any():

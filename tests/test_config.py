@@ -182,3 +182,21 @@ def test_old_reward_name_win_is_read_as_win_share_with_a_warning():
     assert cfg.env.reward == "win_share"
     with pytest.raises(ValidationError):
         cfg.env.reward = "rank"  # a nothanks_v0 mode, not a self-play one
+
+
+def test_game_section_holds_every_rule_field_of_game_config():
+    import dataclasses
+
+    from nothanks_env.game import GameConfig
+    from training.config import GameSection
+
+    rules = {f.name for f in dataclasses.fields(GameConfig)} - {"num_players", "starting_seat"}
+    assert rules <= set(GameSection.model_fields)
+    section = GameSection()
+    assert section.game_config(4) == GameConfig(num_players=4)
+    varied = GameSection(num_removed=5, removed_face_up=[10, 20], num_deals=2, opponent_chips="visible")
+    assert varied.game_config(3) == GameConfig(
+        num_players=3, num_removed=5, removed_face_up=(10, 20), num_deals=2, opponent_chips="visible"
+    )
+    with pytest.raises(ValidationError, match="num_removed"):
+        GameSection(num_removed=True)  # strict ints, as every other int key

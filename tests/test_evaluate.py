@@ -305,3 +305,9 @@ def test_matches_are_played_as_the_scalar_engine_plays_them_and_scored_by_match_
     report = m.report(penalties, 1.0)
     wins = winner_shares(penalties)  # ties split
     assert report[bots[0].name].win_rate == pytest.approx(wins[m.seating == 0].sum() / 6)
+
+
+def test_duplicate_seating_puts_every_slot_in_every_seat_once_per_deal():
+    seating, deal = ev.duplicate_seating(np.array([[7, 8, 9], [1, 2, 3]]))
+    assert deal.tolist() == [0, 0, 0, 1, 1, 1]
+    assert seating.tolist() == [[7, 8, 9], [9, 7, 8], [8, 9, 7], [1, 2, 3], [3, 1, 2], [2, 3, 1]]

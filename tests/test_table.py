@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from nothanks_env.baselines import AlwaysTakePolicy, NeverTakePolicy
-from nothanks_env.game import GameConfig
-from nothanks_env.table import Finished, LearnerTable
+from nothanks_env.game import PASS, TAKE, GameConfig
+from nothanks_env.table import Finished, LearnerTable, act_grouped
+from nothanks_env.vector import VectorGame
 
 
 def test_table_reports_each_finished_game_once_before_dealing_again():
@@ -68,3 +69,27 @@ def test_a_match_is_reported_once_at_its_end_with_the_match_totals():
     assert fin.penalties[:, 1:].tolist() == [[-11 - 10 - 11, -11 - 10 - 10]] * 4
     assert (fin.penalties[:, 0] > 3 * 30).all()
     assert [f.observation.shape for f in found if len(f)] == [(4, 389)]
+
+
+def test_act_grouped_calls_each_policy_once_with_its_games_and_checks_them():
+    calls: list[list[int]] = []
+
+    class Recorder(AlwaysTakePolicy):
+        def act_batch(self, view):
+            calls.append(view.own_chips.tolist())
+            return super().act_batch(view)
+
+    vg = VectorGame(GameConfig(num_players=3), 5, seed=0)
+    view = vg.view()
+    view.own_chips[:] = [0, 1, 2, 3, 4]
+
+    class Cheater(AlwaysTakePolicy):
+        def act_batch(self, view):
+            return np.full(len(view), PASS)
+
+    pols = {0: Recorder(), 1: Recorder(), 2: NeverTakePolicy(), 3: Cheater()}
+    acts = act_grouped(view, np.array([1, 0, 1, 0, 1]), pols.__getitem__)
+    assert acts.tolist() == [TAKE] * 5 and calls == [[1, 3], [0, 2, 4]]
+    with pytest.raises(ValueError, match="policy .*: expected legal actions"):
+        act_grouped(view, np.array([3, 0, 0, 0, 0]), pols.__getitem__, checked=True)  # PASS with 0 chips
+    assert act_grouped(view, np.array([0, 2, 2, 2, 2]), pols.__getitem__, checked=True).tolist() == [1, 0, 0, 0, 0]

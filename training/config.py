@@ -12,6 +12,9 @@ decisions of opponents.
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -24,6 +27,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationError,
+    create_model,
     field_validator,
     model_validator,
 )
@@ -93,8 +97,48 @@ class RunSection(_Section):
         return self
 
 
-class GameSection(_Section):
-    """Rules of the games the learner plays (see :class:`nothanks_env.game.GameConfig`).
+RULE_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(GameConfig) if f.name not in ("num_players", "starting_seat")
+)
+"""The :class:`GameConfig` fields a game section holds as they are (the player counts are a list here, and
+the starting seat is drawn per game)."""
+_RULE_DESCRIPTIONS = {
+    "num_deals": "deals per match; the reward is paid at the match end",
+    "special_cards": "house special cards; not playable by self-play yet",
+}
+
+
+def _section_type(tp: Any) -> Any:
+    """The strict config type of a GameConfig field type: ints strict, tuples as YAML lists."""
+    if tp is int:
+        return Int
+    if tp is bool:
+        return Bool
+    if typing.get_origin(tp) is tuple:
+        return list[_section_type(typing.get_args(tp)[0])]
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return typing.Union[tuple(_section_type(a) for a in typing.get_args(tp))]  # noqa: UP007 - built at run time
+    return tp
+
+
+def _rule_fields() -> dict[str, Any]:
+    hints = typing.get_type_hints(GameConfig)
+    defaults = GameConfig()
+    out = {}
+    for name in RULE_FIELDS:
+        default = getattr(defaults, name)
+        default = list(default) if isinstance(default, tuple) else default
+        out[name] = (_section_type(hints[name]), Field(default, description=_RULE_DESCRIPTIONS.get(name)))
+    return out
+
+
+# every rule field of GameConfig, with its type and default, so that a new rule reaches the configs by itself
+_GameRules = create_model("_GameRules", __base__=_Section, **_rule_fields())
+
+
+class GameSection(_GameRules):
+    """Rules of the games the learner plays: every :class:`nothanks_env.game.GameConfig` field (bar the
+    starting seat) with its default, ``num_players`` as a list of counts, and ``preset``.
 
     ``preset`` names a variant of :mod:`nothanks_env.presets`; the fields it sets fill in every rule field
     the YAML leaves out (fields written in the YAML override it, as ``--players`` and ``--deals`` do for
@@ -105,14 +149,6 @@ class GameSection(_Section):
 
     preset: str | None = Field(None, description="a preset name (nothanks_env.presets); fields below override it")
     num_players: list[Int] = Field([3], min_length=1, description="one count, or several for a mixed-count run")
-    num_removed: Int = 9
-    removed_face_up: list[Int] = []
-    starting_chips: Int | None = None
-    lowest_card: Int = 3
-    highest_card: Int = 35
-    num_deals: Int = Field(1, ge=1, description="deals per match; the reward is paid at the match end")
-    opponent_chips: Literal["hidden", "visible"] = "hidden"
-    special_cards: list[str] = Field([], description="house special cards; not playable by self-play yet")
 
     @model_validator(mode="before")
     @classmethod
@@ -153,16 +189,9 @@ class GameSection(_Section):
 
     def game_config(self, num_players: int) -> GameConfig:
         """The :class:`GameConfig` for ``num_players`` seats (``num_deals`` deals per game)."""
+        rules = {k: getattr(self, k) for k in RULE_FIELDS}
         return GameConfig(
-            num_players=num_players,
-            num_removed=self.num_removed,
-            removed_face_up=tuple(self.removed_face_up),
-            starting_chips=self.starting_chips,
-            lowest_card=self.lowest_card,
-            highest_card=self.highest_card,
-            num_deals=self.num_deals,
-            opponent_chips=self.opponent_chips,
-            special_cards=tuple(self.special_cards),
+            num_players=num_players, **{k: tuple(v) if isinstance(v, list) else v for k, v in rules.items()}
         )
 
 

@@ -66,9 +66,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from nothanks_env.game import PASS, Deal, Game, GameConfig
+from nothanks_env.game import Deal, Game, GameConfig
 from nothanks_env.outcome import ranks, win_shares
 from nothanks_env.policy import Policy, check_player_count
+from nothanks_env.table import act_grouped
 from nothanks_env.vector import VectorGame, deal_cards, deal_matches  # noqa: F401 - deal_cards re-exported
 from training.variants import add_variant_arguments, variant_config
 
@@ -77,16 +78,6 @@ CHUNK_DEALS = 512
 
 
 # ----------------------------------------------------------------------------- playing games
-def _checked_actions(policy: Policy, view) -> np.ndarray:
-    actions = np.asarray(policy.act_batch(view))
-    name = getattr(policy, "name", type(policy).__name__)
-    if actions.shape != (len(view),):
-        raise ValueError(f"policy {name}: expected actions of shape ({len(view)},), got {actions.shape}")
-    if ((actions != 0) & (actions != 1)).any() or ((actions == PASS) & (view.own_chips == 0)).any():
-        raise ValueError(f"policy {name}: expected legal actions (PASS=0 needs a chip, TAKE=1), got {actions}")
-    return actions
-
-
 def play_games(
     policies: Sequence[Policy], config: GameConfig, deck: np.ndarray, removed: np.ndarray, seating: np.ndarray
 ) -> np.ndarray:
@@ -112,14 +103,10 @@ def play_games(
         return _play_games_scalar(policies, config, deck, removed, seating)
     vg = VectorGame(config, g, seed=0)
     vg.reset_games(np.ones(g, dtype=bool), deck=deck, removed_hidden=removed, first_seat=np.zeros(g, dtype=np.int64))
-    rows = np.arange(g)
     actions = np.zeros(g, dtype=np.int64)
     while not vg.done.all():
-        who = np.where(vg.done, -1, seating[rows, vg.seat])
-        for j, policy in enumerate(policies):
-            idx = np.flatnonzero(who == j)
-            if len(idx):
-                actions[idx] = _checked_actions(policy, vg.view(idx))
+        idx = np.flatnonzero(~vg.done)
+        actions[idx] = act_grouped(vg.view(idx), seating[idx, vg.seat[idx]], policies.__getitem__, checked=True)
         vg.step(actions)
     return vg.final_penalties()
 
@@ -526,6 +513,25 @@ class Matchup(GamesJob):
         return report
 
 
+def duplicate_seating(lineups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Seat each deal's lineup once per cyclic rotation (duplicate deals): every slot plays every seat once.
+
+    Args:
+        lineups: int (D, P): per deal, the policy index of each slot.
+
+    Returns:
+        (seating, deal): int (D * P, P), the policy index at each seat of each game, and int64 (D * P,),
+        the deal each game replays. Game ``g`` is rotation ``r = g % P`` of deal ``g // P``: slot ``i``
+        sits at seat ``(i + r) % P``.
+    """
+    lineups = np.asarray(lineups)
+    deals, p = lineups.shape
+    deal = np.repeat(np.arange(deals), p)
+    rot = np.tile(np.arange(p), deals)
+    seating = lineups[deal[:, None], (np.arange(p)[None, :] - rot[:, None]) % p]
+    return seating, deal
+
+
 def plan_matchup(
     candidates: Sequence[Policy],
     opponents: Sequence[Policy],
@@ -566,10 +572,7 @@ def plan_matchup(
 
     deals = -(-games // num_players)
     deck, removed = deal_matches(config, deals, np.random.default_rng(seed))
-    rot = np.tile(np.arange(num_players), deals)  # game g: rotation g % P of deal g // P
-    seats = np.arange(num_players)
-    seating = slot_policy[(seats[None, :] - rot[:, None]) % num_players]  # slot i sits at seat (i + r) % P
-    deal = np.repeat(np.arange(deals), num_players)
+    seating, deal = duplicate_seating(np.tile(slot_policy, (deals, 1)))
     return Matchup(distinct, config, deck[deal], removed[deal], seating, seed, roles, deal, num_players)
 
 

@@ -39,7 +39,15 @@ import numpy as np
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy, check_player_count
 from nothanks_env.vector import deal_matches
-from training.evaluate import PolicyStats, check_plays, run_games, summarize, unique_names, write_stats_csv
+from training.evaluate import (
+    PolicyStats,
+    check_plays,
+    duplicate_seating,
+    run_games,
+    summarize,
+    unique_names,
+    write_stats_csv,
+)
 from training.variants import add_variant_arguments, variant_config
 
 
@@ -193,10 +201,7 @@ def tournament(
     deals = -(-games // num_players)
     lineup = np.argsort(rng.random((deals, n)), axis=1)[:, :num_players]  # P distinct policies, random order
     deck, removed = deal_matches(config, deals, rng)
-    deal = np.repeat(np.arange(deals), num_players)
-    rot = np.tile(np.arange(num_players), deals)
-    seats = np.arange(num_players)
-    seating = lineup[deal[:, None], (seats[None, :] - rot[:, None]) % num_players]
+    seating, deal = duplicate_seating(lineup)
     start = time.perf_counter()
     penalties = run_games(
         list(policies),
