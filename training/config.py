@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -276,24 +277,29 @@ class PoolSection(_Section):
         return self
 
 
-class PPOSection(_Section):
-    """MaskablePPO hyperparameters (sb3-contrib); ``n_steps`` is per env, so a rollout has n_envs * n_steps."""
+class PPOCommon(_Section):
+    """The PPO hyperparameters and network shape that the SB3 and the RLlib trainers share."""
 
     learning_rate: Float = Field(3e-4, gt=0)
-    lr_schedule: Literal["constant", "linear"] = "linear"
-    lr_final_fraction: Float = Field(0.1, ge=0.0, le=1.0, description="linear schedule ends at lr * this")
-    n_steps: Int = Field(64, ge=1)
-    batch_size: Int = Field(1024, ge=2)
-    n_epochs: Int = Field(4, ge=1)
     gamma: Float = Field(1.0, gt=0.0, le=1.0)
     gae_lambda: Float = Field(0.95, ge=0.0, le=1.0)
     clip_range: Float = Field(0.2, gt=0.0)
     ent_coef: Float = Field(0.01, ge=0.0)
     vf_coef: Float = Field(0.5, ge=0.0)
     max_grad_norm: Float = Field(0.5, gt=0.0)
-    target_kl: Float | None = None
     net_arch: list[Int] = Field([256, 256], min_length=1)
     activation: Literal["tanh", "relu"] = "relu"
+
+
+class PPOSection(PPOCommon):
+    """MaskablePPO hyperparameters (sb3-contrib); ``n_steps`` is per env, so a rollout has n_envs * n_steps."""
+
+    lr_schedule: Literal["constant", "linear"] = "linear"
+    lr_final_fraction: Float = Field(0.1, ge=0.0, le=1.0, description="linear schedule ends at lr * this")
+    n_steps: Int = Field(64, ge=1)
+    batch_size: Int = Field(1024, ge=2)
+    n_epochs: Int = Field(4, ge=1)
+    target_kl: Float | None = None
 
 
 class EvalSection(_Section):
@@ -468,3 +474,20 @@ def config_from_dict(data: dict[str, Any], source: str = "(dict)", model: type[M
 def dump_config(config: BaseModel, path: str | Path) -> None:
     """Write the resolved config as YAML (every value, defaults included)."""
     Path(path).write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+
+
+def split_dotted_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Turn ``--ppo.learning_rate 1e-4`` / ``--ppo.learning_rate=1e-4`` into overrides; return (rest, overrides)."""
+    rest, overrides = [], []
+    it = iter(argv)
+    for a in it:
+        if a.startswith("--") and "." in a.split("=", 1)[0]:
+            key, eq, val = a[2:].partition("=")
+            if not eq:
+                val = next(it, None)
+                if val is None:
+                    raise ConfigError(f"override {a}: expected a value after it")
+            overrides.append(f"{key.replace('-', '_')}={val}")
+        else:
+            rest.append(a)
+    return rest, overrides

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from training.config import CONFIG_DIR, EvalSection, GameSection, _Section
+from training.config import CONFIG_DIR, Bool, EvalSection, Float, GameSection, Int, PPOCommon, _Section
 
 DEFAULT_RLLIB_CONFIG: Path = CONFIG_DIR / "rllib.yaml"
 LEARNER = "learner"
@@ -23,47 +23,40 @@ class RLlibRunSection(_Section):
     """Run bookkeeping. Steps are env steps: decisions of any seat."""
 
     name: str = Field("rllib", pattern=r"^[A-Za-z0-9_.-]+$")
-    seed: int = 0
-    total_env_steps: int = Field(2_000_000, ge=1, description="env steps sampled in all (a resume continues)")
-    checkpoint_every: int = Field(10, ge=1, description="training iterations between checkpoints")
-    keep_checkpoints: int = Field(3, ge=1)
+    seed: Int = 0
+    total_env_steps: Int = Field(2_000_000, ge=1, description="env steps sampled in all (a resume continues)")
+    checkpoint_every: Int = Field(10, ge=1, description="training iterations between checkpoints")
+    keep_checkpoints: Int = Field(3, ge=1)
     runs_dir: str = "runs"
-    torch_threads: int = Field(1, ge=1)
-    progress: bool = True
+    torch_threads: Int = Field(1, ge=1)
+    progress: Bool = True
 
 
 class RLlibEnvSection(_Section):
     """What each seat observes and earns, and where games are sampled."""
 
-    chip_memory: bool = Field(True, description="observe every seat's chips, rebuilt from the public history")
-    reward: Literal["win", "rank", "penalty"] = Field("win", description="nothanks_v0's reward mode")
-    env_runners: int = Field(0, ge=0, description="remote EnvRunner actors (1 CPU each); 0 samples in the driver")
-    envs_per_runner: int = Field(8, ge=1, description="games stepped together by each EnvRunner")
+    chip_memory: Bool = Field(True, description="observe every seat's chips, rebuilt from the public history")
+    reward: Literal["win", "rank", "penalty"] = Field(
+        "win", description="nothanks_v0's reward mode (zero-sum; formulas in nothanks_env.outcome)"
+    )
+    env_runners: Int = Field(0, ge=0, description="remote EnvRunner actors (1 CPU each); 0 samples in the driver")
+    envs_per_runner: Int = Field(8, ge=1, description="games stepped together by each EnvRunner")
 
 
 class RLlibPoolSection(_Section):
     """Frozen snapshots of the learner as opponents (see :func:`map_seat`, :class:`SnapshotCallback`)."""
 
-    snapshot_weight: float = Field(0.3, ge=0.0, le=1.0, description="share of non-learner seats given to snapshots")
-    snapshots: int = Field(4, ge=1, description="frozen modules snapshot_0 .. snapshot_{K-1}")
-    snapshot_every: int = Field(100_000, ge=1, description="env steps between snapshots")
+    snapshot_weight: Float = Field(0.3, ge=0.0, le=1.0, description="share of non-learner seats given to snapshots")
+    snapshots: Int = Field(4, ge=1, description="frozen modules snapshot_0 .. snapshot_{K-1}")
+    snapshot_every: Int = Field(100_000, ge=1, description="env steps between snapshots")
 
 
-class RLlibPPOSection(_Section):
-    """RLlib PPO hyperparameters (``PPOConfig.training``); sizes are in env steps."""
+class RLlibPPOSection(PPOCommon):
+    """RLlib PPO hyperparameters (``PPOConfig.training``); sizes are in env steps. The shared ones: PPOCommon."""
 
-    learning_rate: float = Field(3e-4, gt=0)
-    train_batch_size: int = Field(8192, ge=2, description="env steps sampled per training iteration")
-    minibatch_size: int = Field(1024, ge=2)
-    num_epochs: int = Field(4, ge=1)
-    gamma: float = Field(1.0, gt=0.0, le=1.0)
-    gae_lambda: float = Field(0.95, ge=0.0, le=1.0)
-    clip_range: float = Field(0.2, gt=0.0)
-    ent_coef: float = Field(0.01, ge=0.0)
-    vf_coef: float = Field(0.5, ge=0.0)
-    max_grad_norm: float = Field(0.5, gt=0.0)
-    net_arch: list[int] = Field([256, 256], min_length=1)
-    activation: Literal["tanh", "relu"] = "relu"
+    train_batch_size: Int = Field(8192, ge=2, description="env steps sampled per training iteration")
+    minibatch_size: Int = Field(1024, ge=2)
+    num_epochs: Int = Field(4, ge=1)
 
     @model_validator(mode="after")
     def _minibatch_fits(self) -> RLlibPPOSection:

@@ -60,7 +60,8 @@ from ray.rllib.utils.metrics import (
 )
 
 from training import checkpoints as ckpt
-from training.config import ConfigError, dump_config, load_config
+from training import runs
+from training.config import ConfigError, dump_config, load_config, split_dotted_flags
 from training.rllib_config import DEFAULT_RLLIB_CONFIG, LEARNER, RLlibConfig
 
 __all__ = ["RLlibConfig", "RLlibTrainer", "SnapshotCallback", "algorithm_config", "export", "main", "map_seat"]
@@ -447,12 +448,8 @@ def bench_rllib(args: argparse.Namespace) -> dict[str, float]:
 
 # --------------------------------------------------------------------------- command line
 def new_run_dir(cfg: RLlibConfig) -> Path:
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    run = Path(cfg.run.runs_dir) / f"{cfg.run.name}__{cfg.run.seed}__{stamp}"
-    run.mkdir(parents=True, exist_ok=False)
-    (run / "checkpoints").mkdir()
-    (run / "rllib").mkdir()
-    return run
+    """A new run folder for ``cfg`` (:func:`training.runs.new_run_dir`), with ``rllib/`` for RLlib's checkpoints."""
+    return runs.new_run_dir(cfg.run.runs_dir, cfg.run.name, cfg.run.seed, subdirs=("checkpoints", "rllib"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -475,8 +472,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input)."""
-    from training.selfplay import split_dotted_flags
-
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         rest, dotted = split_dotted_flags(argv)
@@ -488,12 +483,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"exported: {export(args.export, args.out)}")
             return 0
         if args.resume:
-            run_dir = Path(args.resume)
-            if not (run_dir / "config.yaml").is_file():
-                raise FileNotFoundError(f"--resume {run_dir}: expected a run folder with config.yaml")
-            if args.config:
-                raise ConfigError("--resume: the run's own config.yaml is used; pass changes with --set")
-            cfg = load_config(run_dir / "config.yaml", overrides, RLlibConfig)
+            run_dir = runs.resume_dir(args.resume, args.config)
+            cfg = load_config(run_dir / runs.CONFIG_FILE, overrides, RLlibConfig)
             source = latest_rllib_checkpoint(run_dir)
             trainer = RLlibTrainer(cfg, run_dir, address=args.address, resume_from=source)
             print(f"resuming {run_dir} from {source.name}", file=sys.stderr)

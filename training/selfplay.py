@@ -42,7 +42,8 @@ import torch
 
 from nothanks_env import encoding as enc
 from training import checkpoints as ckpt
-from training.config import Config, ConfigError, dump_config, load_config
+from training import runs
+from training.config import Config, ConfigError, dump_config, load_config, split_dotted_flags
 from training.reporting import learning_curve, sb3_logger, summary_table
 
 STEP_DIR = "step_"
@@ -190,11 +191,8 @@ def best_score(results: dict[str, dict[str, Any]], cfg: Config) -> float:
 
 # --------------------------------------------------------------------------- run folder
 def new_run_dir(cfg: Config) -> Path:
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    run = Path(cfg.run.runs_dir) / f"{cfg.run.name}__{cfg.run.seed}__{stamp}"
-    run.mkdir(parents=True, exist_ok=False)
-    (run / "checkpoints").mkdir()
-    return run
+    """A new run folder for ``cfg`` (:func:`training.runs.new_run_dir`)."""
+    return runs.new_run_dir(cfg.run.runs_dir, cfg.run.name, cfg.run.seed)
 
 
 def step_checkpoints(run_dir: Path) -> list[Path]:
@@ -617,23 +615,6 @@ class _graceful_stop:
 
 
 # --------------------------------------------------------------------------- command line
-def split_dotted_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Turn ``--ppo.learning_rate 1e-4`` / ``--ppo.learning_rate=1e-4`` into overrides; return (rest, overrides)."""
-    rest, overrides = [], []
-    it = iter(argv)
-    for a in it:
-        if a.startswith("--") and "." in a.split("=", 1)[0]:
-            key, eq, val = a[2:].partition("=")
-            if not eq:
-                val = next(it, None)
-                if val is None:
-                    raise ConfigError(f"override {a}: expected a value after it")
-            overrides.append(f"{key.replace('-', '_')}={val}")
-        else:
-            rest.append(a)
-    return rest, overrides
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser; bad input is one ``error:`` line and exit code 2 (:mod:`training.cli`)."""
     from training.cli import Parser
@@ -663,12 +644,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         overrides = [*args.set, *dotted]
         if args.resume:
-            run_dir = Path(args.resume)
-            if not (run_dir / "config.yaml").is_file():
-                raise FileNotFoundError(f"--resume {run_dir}: expected a run folder with config.yaml")
-            if args.config:
-                raise ConfigError("--resume: the run's own config.yaml is used; pass changes with --set")
-            cfg = load_config(run_dir / "config.yaml", overrides)
+            run_dir = runs.resume_dir(args.resume, args.config)
+            cfg = load_config(run_dir / runs.CONFIG_FILE, overrides)
             found = step_checkpoints(run_dir)
             if not found:
                 raise FileNotFoundError(f"--resume {run_dir}: no checkpoint in {run_dir / 'checkpoints'}")
