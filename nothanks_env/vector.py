@@ -411,6 +411,69 @@ class VectorGame:
         self._start_deal(idx)
         self.done[idx] = False
 
+    def load_states(
+        self,
+        idx: np.ndarray,
+        *,
+        deck: np.ndarray,
+        removed_hidden: np.ndarray,
+        pos: np.ndarray,
+        cards: np.ndarray,
+        chips: np.ndarray,
+        pot: np.ndarray,
+        seat: np.ndarray,
+        only: bool = False,
+    ) -> None:
+        """Put games ``idx`` in given mid-deal states, e.g. worlds sampled by a search, ready to :meth:`step`.
+
+        The loaded deal is the whole game: it ends when its last card is taken, with
+        :attr:`match_penalties` from 0. So only single-deal configs take states (a search plays the current
+        deal of a match as one deal).
+
+        Args:
+            idx: int (m,), the games to overwrite.
+            deck: int (m, deck_size), the deal's play order; entries before ``pos`` are not read again.
+            removed_hidden: int (m, num_removed), the cards removed face down.
+            pos: int (m,), index into ``deck`` of the face-up card, 0..deck_size - 1.
+            cards: int64 (m, P), each seat's cards as bit masks (bit ``c`` for card ``c``).
+            chips: int (m, P), each seat's chips, >= 0.
+            pot: int (m,), chips on the face-up card, >= 0.
+            seat: int (m,), the seat to act, which also counts as the deal's starting seat.
+            only: also mark every game outside ``idx`` finished, so that stepping plays the loaded ones alone.
+
+        Raises:
+            RuleError: for a config with ``num_deals > 1``, arrays of the wrong shape, or values out of range.
+        """
+        cfg, idx = self.config, np.asarray(idx, dtype=np.int64)
+        m, p, d = len(idx), cfg.num_players, cfg.deck_size
+        if cfg.num_deals != 1:
+            raise RuleError(f"config.num_deals: expected 1 to load states, got {cfg.num_deals}")
+        arrays = {"deck": deck, "removed_hidden": removed_hidden, "pos": pos, "cards": cards, "chips": chips,
+                  "pot": pot, "seat": seat}  # fmt: skip
+        shapes = {"deck": (m, d), "removed_hidden": (m, cfg.num_removed), "pos": (m,), "cards": (m, p),
+                  "chips": (m, p), "pot": (m,), "seat": (m,)}  # fmt: skip
+        for name, a in arrays.items():
+            if np.shape(a) != shapes[name]:
+                raise RuleError(f"{name}: expected shape {shapes[name]}, got {np.shape(a)}")
+        pos, seat = np.asarray(pos), np.asarray(seat)
+        if ((pos < 0) | (pos >= d)).any() or ((seat < 0) | (seat >= p)).any():
+            raise RuleError(f"pos, seat: expected 0..{d - 1} and 0..{p - 1}, got {pos} and {seat}")
+        if (np.asarray(chips) < 0).any() or (np.asarray(pot) < 0).any():
+            raise RuleError("chips, pot: expected counts >= 0, got a negative one")
+        if only:
+            self.done[:] = True
+        self.deck[idx] = self._decks[idx, 0] = deck
+        self.removed_hidden[idx] = self._removed[idx, 0] = removed_hidden
+        self.pos[idx] = pos
+        self.cards[idx] = cards
+        self.card_points[idx] = card_points(np.asarray(cards, dtype=np.int64), cfg.lowest_card, cfg.highest_card)
+        self.chips[idx] = chips
+        self.pot[idx] = pot
+        self.seat[idx] = self.first_seat[idx] = seat
+        self.deal_index[idx] = 0
+        self.match_penalties[idx] = 0
+        self.done[idx] = False
+
     def _start_deal(self, idx: np.ndarray) -> None:
         """Deal deal ``deal_index`` of games ``idx``; its starting seat is ``first_seat + deal_index``."""
         cfg = self.config

@@ -140,3 +140,41 @@ def test_from_game_equals_from_seat_view_through_a_match():
     assert decisions > 3 * 20
     with pytest.raises(RuleError, match="game: expected a game in progress"):
         BatchView.from_game(game)
+
+
+def test_load_states_continues_a_game_as_the_original_would():
+    cfg = GameConfig(num_players=4)
+    src = VectorGame(cfg, 3, seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(15):  # some way into each deal
+        src.step(np.where(src.legal_mask()[:, PASS] == 1, rng.integers(0, 2, 3), TAKE))
+    assert not src.done.any()
+    copy = VectorGame(cfg, 5, seed=9)
+    rows = np.array([4, 0, 2])
+    copy.load_states(
+        rows, deck=src.deck, removed_hidden=src.removed_hidden, pos=src.pos, cards=src.cards,
+        chips=src.chips, pot=src.pot, seat=src.seat, only=True,
+    )  # fmt: skip
+    assert copy.done.tolist() == [False, True, False, True, False]
+    np.testing.assert_array_equal(copy.card_points[rows], src.card_points)
+    np.testing.assert_array_equal(copy.view(rows).observation(True), src.view().observation(True))
+    while not src.done.all():
+        acts = np.where(src.legal_mask()[:, PASS] == 1, rng.integers(0, 2, 3), TAKE)
+        full = np.zeros(5, dtype=np.int64)
+        full[rows] = acts
+        assert copy.step(full)[rows].tolist() == src.step(acts).tolist()
+    np.testing.assert_array_equal(copy.final_penalties()[rows], src.final_penalties())
+
+
+def test_load_states_refuses_bad_states():
+    vg = VectorGame(GameConfig(num_players=3), 2, seed=0)
+    good = dict(deck=vg.deck[:1], removed_hidden=vg.removed_hidden[:1], pos=[0], cards=vg.cards[:1],
+                chips=vg.chips[:1], pot=[0], seat=[1])  # fmt: skip
+    with pytest.raises(RuleError, match=r"chips: expected shape \(1, 3\), got \(1, 2\)"):
+        vg.load_states([0], **{**good, "chips": np.zeros((1, 2))})
+    with pytest.raises(RuleError, match="pos, seat: expected 0..23 and 0..2"):
+        vg.load_states([0], **{**good, "seat": [3]})
+    with pytest.raises(RuleError, match="chips, pot: expected counts >= 0"):
+        vg.load_states([0], **{**good, "pot": [-1]})
+    with pytest.raises(RuleError, match="config.num_deals: expected 1 to load states, got 3"):
+        VectorGame(GameConfig(num_players=3, num_deals=3), 1, seed=0).load_states([0], **good)

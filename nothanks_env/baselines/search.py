@@ -140,13 +140,11 @@ class SearchPolicy(Policy):
         return dataclasses.replace(view, chips=chips, _obs_cache={})
 
     def _world_game(self, config: GameConfig, n: int) -> VectorGame:
-        """A cached VectorGame with at least ``n`` games (a power of two; rows past ``n`` stay done)."""
+        """A cached VectorGame with at least ``n`` games (a power of two, so that few sizes are built)."""
         key = (config, 1 << max(n - 1, 0).bit_length())
         if key not in self._games:
             self._games[key] = VectorGame(config, key[1], seed=0)
-        vg = self._games[key]
-        vg.done[n:] = True
-        return vg
+        return self._games[key]
 
     def _take_gain(self, view: BatchView, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mean utility gain of TAKE over PASS for rows ``idx`` and its z-score: float64 (m,), (m,)."""
@@ -190,15 +188,17 @@ class SearchPolicy(Policy):
         one_deal = dataclasses.replace(cfg, num_deals=1) if cfg.num_deals != 1 else cfg
         n = m * 2 * k
         vg = self._world_game(one_deal, n)
-        vg.deck[:n] = twice(deck)
-        vg.removed_hidden[:n] = twice(removed)
-        vg.chips[:n] = twice(chips)
-        vg.pos[:n] = per_row(pos)
-        vg.cards[:n] = per_row(view.cards[idx])
-        vg.card_points[:n] = per_row(view.card_points[idx])
-        vg.pot[:n] = per_row(view.pot[idx])
-        vg.seat[:n] = vg.first_seat[:n] = per_row(view.seat[idx])
-        vg.done[:n] = False
+        vg.load_states(
+            np.arange(n),
+            deck=twice(deck),
+            removed_hidden=twice(removed),
+            pos=per_row(pos),
+            cards=per_row(view.cards[idx]),
+            chips=twice(chips),
+            pot=per_row(view.pot[idx]),
+            seat=per_row(view.seat[idx]),
+            only=True,  # rows past n stay out of the rollouts
+        )
         # opponents' models, per world: the opponent model with probability p_model, else a threshold bot
         # with T drawn uniformly from model_T (the searching seat always plays the rollout policy).
         as_rollout = self.rng.random((m, k, p)) < self.p_model
