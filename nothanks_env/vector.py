@@ -111,12 +111,15 @@ class BatchView:
     Attributes:
         config: the rule variant (one for the whole batch).
         seat: int64 (B,), the viewing seat (the seat to act).
-        face_up: int64 (B,), the card on offer.
+        face_up: int64 (B,), the card on offer; read it as :attr:`face_up_card` (SeatView's name), this
+            field keeps its old name for one release.
         pot: int64 (B,), chips on it.
         own_chips: int64 (B,).
         chips: int64 (B, P), every seat's chips as a perfect-memory player knows them from the public
-            history (equal to the true counts). Policies that must not use that memory read
-            :meth:`known_chips` instead; :meth:`observation` does so by default.
+            history (equal to the true counts); read it as :attr:`tracked_chips` (SeatView's name for these
+            counts; ``SeatView.chips`` hides what the seat may not see). Policies that must not use that
+            memory read :meth:`known_chips` instead (SeatView.chips' meaning, -1 for hidden);
+            :meth:`observation` does so by default.
         cards: int64 (B, P), every seat's cards as bit masks.
         card_points: int64 (B, P), every seat's card points.
         take_delta: int64 (B, P), every seat's card-point change if it took ``face_up``.
@@ -151,6 +154,16 @@ class BatchView:
     @property
     def num_players(self) -> int:
         return self.config.num_players
+
+    @property
+    def face_up_card(self) -> np.ndarray:
+        """int64 (B,): the card on offer (:attr:`SeatView.face_up_card`'s name)."""
+        return self.face_up
+
+    @property
+    def tracked_chips(self) -> np.ndarray:
+        """int64 (B, P): every seat's chips as rebuilt from the public history (:attr:`SeatView.tracked_chips`)."""
+        return self.chips
 
     @staticmethod
     def from_seat_view(view: SeatView) -> BatchView:
@@ -493,16 +506,30 @@ class VectorGame:
         return self.match_penalties
 
     @property
-    def face_up(self) -> np.ndarray:
+    def face_up_card(self) -> np.ndarray:
         """int64 (B,): the card on offer (meaningless where ``done``)."""
         return self.deck[self._rows, np.minimum(self.pos, self.config.deck_size - 1)]
 
-    def legal_mask(self) -> np.ndarray:
-        """int8 (B, 2) legal actions of the seat to act (PASS needs a chip; done games: all zero)."""
+    face_up = face_up_card
+    """The old name of :attr:`face_up_card` (BatchView's field name), kept for one release."""
+
+    def action_mask(self) -> np.ndarray:
+        """int8 (B, 2) legal actions of the seat to act (PASS needs a chip; done games: all zero).
+
+        The one name of the legal-action mask, as in PettingZoo's ``"action_mask"`` and
+        :meth:`BatchView.action_mask`; ``legal_actions`` (Game, SeatView) is the tuple of legal ids.
+        """
         m = np.ones((self.num_games, 2), dtype=np.int8)
         m[:, PASS] = self.chips[self._rows, self.seat] > 0
         m[self.done] = 0
         return m
+
+    def legal_mask(self) -> np.ndarray:
+        """Deprecated name of :meth:`action_mask`, kept for one release."""
+        import warnings
+
+        warnings.warn("VectorGame.legal_mask is deprecated; use action_mask", DeprecationWarning, stacklevel=2)
+        return self.action_mask()
 
     def step(self, actions: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
         """Apply one action in every unfinished game, or only in the games ``which`` selects.

@@ -41,7 +41,7 @@ def views(n: int = 64, seed: int = 0, num_players: int = 4):
     vg = VectorGame(GameConfig(num_players=num_players), n, seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(rng.integers(20, 60)):
-        vg.step(np.where((vg.legal_mask()[:, 0] == 1) & (rng.random(n) < 0.8), 0, 1))
+        vg.step(np.where((vg.action_mask()[:, 0] == 1) & (rng.random(n) < 0.8), 0, 1))
         vg.reset_games(vg.done)
     return vg.view()
 

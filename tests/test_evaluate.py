@@ -59,7 +59,7 @@ class FirstCardRecorder(Policy):
 
     def act_batch(self, view):
         first = (view.pot == 0) & (view.cards_in_deck == view.config.deck_size - 1) & (view.seat == 0)
-        self.first_cards += view.face_up[first].tolist()
+        self.first_cards += view.face_up_card[first].tolist()
         np.add.at(self.seats, view.seat[(view.pot == view.seat) & (view.cards_in_deck == 23)], 1)
         return (view.own_chips == 0).astype(np.int64)
 

@@ -54,7 +54,7 @@ def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory):
                 if f.name not in ("config", "over", "_obs_cache"):
                     np.testing.assert_array_equal(getattr(from_game, f.name), getattr(from_view, f.name), f.name)
         actions = np.where(rng.random(b) < 0.6, PASS, TAKE)
-        legal = vg.legal_mask()
+        legal = vg.action_mask()
         actions = np.where(legal[np.arange(b), actions] == 1, actions, TAKE)
         ended = vg.step(actions)
         for i in live:
@@ -147,7 +147,7 @@ def test_load_states_continues_a_game_as_the_original_would():
     src = VectorGame(cfg, 3, seed=5)
     rng = np.random.default_rng(0)
     for _ in range(15):  # some way into each deal
-        src.step(np.where(src.legal_mask()[:, PASS] == 1, rng.integers(0, 2, 3), TAKE))
+        src.step(np.where(src.action_mask()[:, PASS] == 1, rng.integers(0, 2, 3), TAKE))
     assert not src.done.any()
     copy = VectorGame(cfg, 5, seed=9)
     rows = np.array([4, 0, 2])
@@ -159,7 +159,7 @@ def test_load_states_continues_a_game_as_the_original_would():
     np.testing.assert_array_equal(copy.card_points[rows], src.card_points)
     np.testing.assert_array_equal(copy.view(rows).observation(True), src.view().observation(True))
     while not src.done.all():
-        acts = np.where(src.legal_mask()[:, PASS] == 1, rng.integers(0, 2, 3), TAKE)
+        acts = np.where(src.action_mask()[:, PASS] == 1, rng.integers(0, 2, 3), TAKE)
         full = np.zeros(5, dtype=np.int64)
         full[rows] = acts
         assert copy.step(full)[rows].tolist() == src.step(acts).tolist()
@@ -178,3 +178,24 @@ def test_load_states_refuses_bad_states():
         vg.load_states([0], **{**good, "pot": [-1]})
     with pytest.raises(RuleError, match="config.num_deals: expected 1 to load states, got 3"):
         VectorGame(GameConfig(num_players=3, num_deals=3), 1, seed=0).load_states([0], **good)
+
+
+def test_one_name_each_with_the_old_names_kept_for_a_release():
+    vg = VectorGame(GameConfig(num_players=3, opponent_chips="hidden"), 4, seed=1)
+    vg.step(np.array([PASS, PASS, TAKE, PASS]))
+    mask = vg.action_mask()
+    assert mask.dtype == np.int8 and mask.shape == (4, 2)
+    with pytest.warns(DeprecationWarning, match="use action_mask"):
+        np.testing.assert_array_equal(vg.legal_mask(), mask)
+    view = vg.view()
+    np.testing.assert_array_equal(view.action_mask(), mask)
+    np.testing.assert_array_equal(view.face_up_card, vg.face_up_card)
+    np.testing.assert_array_equal(vg.face_up, vg.face_up_card)
+    np.testing.assert_array_equal(view.tracked_chips, vg.chips)  # perfect memory, as SeatView.tracked_chips
+    game = Game(GameConfig(num_players=3))
+    game.reset(seed=0)
+    sv = game.seat_view(game.current_seat)
+    one = BatchView.from_seat_view(sv)
+    assert one.face_up_card.tolist() == [sv.face_up_card] and one.tracked_chips.tolist() == [list(sv.tracked_chips)]
+    hidden = one.known_chips()[0].tolist()
+    assert hidden == [-1 if c is None else c for c in sv.chips]  # SeatView.chips' meaning, -1 for hidden

@@ -86,7 +86,7 @@ def vector_engine_rate(num_players: int, seconds: float, clock: Clock = time.per
     decisions = 0
     start = clock()
     while clock() - start < seconds:
-        can_pass = vg.legal_mask()[:, PASS] == 1
+        can_pass = vg.action_mask()[:, PASS] == 1
         actions = np.where(can_pass & (rng.random(VECTOR_BATCH) < 0.5), PASS, TAKE)
         decisions += int((~vg.done).sum())
         vg.step(actions)
@@ -99,7 +99,7 @@ def vector_encode_rate(num_players: int, seconds: float, clock: Clock = time.per
     vg = VectorGame(GameConfig(num_players=num_players), VECTOR_BATCH, seed=0)
     rng = np.random.default_rng(1)
     for _ in range(40):  # move the games into mid-deal states
-        can_pass = vg.legal_mask()[:, PASS] == 1
+        can_pass = vg.action_mask()[:, PASS] == 1
         vg.step(np.where(can_pass & (rng.random(VECTOR_BATCH) < 0.7), PASS, TAKE))
         vg.reset_games(vg.done)
     calls = 0

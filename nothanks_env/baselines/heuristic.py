@@ -136,7 +136,7 @@ class HeuristicPolicy(Policy):
         q = self.params
         b, n = len(view), view.num_players
         rows = np.arange(b)
-        card, pot, own = view.face_up, view.pot, view.own_chips
+        card, pot, own = view.face_up_card, view.pot, view.own_chips
         net = own_take_delta(view) - pot
 
         n_deck = view.cards_in_deck

@@ -71,7 +71,7 @@ class RatioPolicy(Policy):
         self.name = _name("ratio", {"r": r, "runs": runs}, self.DEFAULTS)
 
     def act_batch(self, view: BatchView) -> np.ndarray:
-        cost = own_take_delta(view) if self.runs else view.face_up
+        cost = own_take_delta(view) if self.runs else view.face_up_card
         take = (view.pot >= self.r * cost) | forced(view)
         return take.astype(np.int64)
 
@@ -123,7 +123,7 @@ class BlockerPolicy(Policy):
     def act_batch(self, view: BatchView) -> np.ndarray:
         rows = np.arange(len(view))
         n = view.num_players
-        card, pot, own = view.face_up, view.pot, view.own_chips
+        card, pot, own = view.face_up_card, view.pot, view.own_chips
         cost = own_take_delta(view) - pot
         wants = cost <= self.base + self.scarcity * np.maximum(0, 5 - own)
 
@@ -229,7 +229,7 @@ class UtilityPolicy(Policy):
         n = view.num_players
         chips = estimated_chips(view, self.chip_memory)
         after_pot = view.pot[:, None] + (np.arange(n)[None, :] - view.seat[:, None]) % n
-        with_card = view.cards | (np.int64(1) << view.face_up)[:, None]
+        with_card = view.cards | (np.int64(1) << view.face_up_card)[:, None]
         d, size = view.cards_in_deck[:, None], view.config.deck_size
         before = self._card_terms(view, view.cards) + self._chip_term(chips, d, size)
         after = self._card_terms(view, with_card) + self._chip_term(chips + after_pot, d - 1, size)

@@ -163,10 +163,10 @@ class SearchPolicy(Policy):
         src = np.arange(d)[None, :] - pos[:, None] - 1  # (m, d): deck slot -> index into shuffled
         deck = np.take_along_axis(shuffled, np.clip(src, 0, len(values) - 1)[:, None, :].repeat(k, 1), axis=2)
         deck = np.where(src[:, None, :] >= 0, deck, 0)
-        deck[np.arange(m), :, pos] = view.face_up[idx, None]
+        deck[np.arange(m), :, pos] = view.face_up_card[idx, None]
         removed = np.take_along_axis(shuffled, (n_deck[:, None] + np.arange(r))[:, None, :].repeat(k, 1), axis=2)
 
-        chips = np.repeat(view.chips[idx, None, :], k, axis=1)  # (m, k, p)
+        chips = np.repeat(view.tracked_chips[idx, None, :], k, axis=1)  # (m, k, p)
         if not self.chip_memory and cfg.opponent_chips == "hidden":
             own = view.own_chips[idx]
             rest = p * cfg.chips_per_player - own - view.pot[idx]
