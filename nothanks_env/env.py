@@ -427,7 +427,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         (``(SPECIAL_OBS_SIZE,)`` and ``(125,)`` with special cards).
 
         Equal to ``encoding.encode(game.seat_view(seat), chip_memory, behaviour=behaviour)`` and
-        ``encoding.action_mask(...)`` (the tests hold them equal), from a table kept up to date move by move (:mod:`nothanks_env.observer`).
+        ``encoding.action_mask(...)`` (the tests hold them equal), from a table kept up to date move by move
+        (:mod:`nothanks_env.observer`); with special cards or ``behaviour``, encoded afresh.
         """
         seat = self._seat[agent]
         game = self.game
