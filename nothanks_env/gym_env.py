@@ -161,7 +161,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
       ``num_players - 1`` of them; entry ``k`` plays the seat ``k + 1`` seats clockwise after the learner.
       Default ``"heuristic"``. Specs that name checkpoints load torch then, not before.
     - ``learner_seat``: ``None`` (default: drawn uniformly per game, so no seat bias creeps in) or a seat.
-    - ``chip_memory``, ``reward``: as for the AEC env.
+    - ``chip_memory``, ``behaviour``, ``reward``: as for the AEC env (``behaviour=True``: 445 values).
     - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the learner's table) or ``"human"``.
 
     ``info`` at every step: ``"action_mask"`` and ``"learner_seat"`` (int). ``reset(seed=...)`` seeds
@@ -197,11 +197,14 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         opponents: OpponentArg = None,
         learner_seat: int | None = None,
         chip_memory: bool = False,
+        behaviour: bool = False,
         reward: str = "win",
         render_mode: str | None = None,
         **rule_overrides: Any,
     ) -> None:
         self.config = resolve_config(num_players, preset, config, **rule_overrides)
+        if not isinstance(behaviour, bool):
+            raise RuleError(f"behaviour: expected True or False, got {behaviour!r}")
         require_batched(self.config)  # its opponents decide on batched views: no special cards yet
         check_options(chip_memory, reward, learner_seat, self.config)
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -210,10 +213,11 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.opponents = resolve_opponents(opponents, n)
         self.learner_seat = learner_seat
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.reward_mode = reward
         self.render_mode = render_mode
-        low, high = observation_bounds(self.config)
-        self.observation_space = spaces.Box(low, high, (enc.OBS_SIZE,), np.float32)
+        low, high = observation_bounds(self.config, behaviour)
+        self.observation_space = spaces.Box(low, high, (len(low),), np.float32)
         self.action_space = spaces.Discrete(2)
         self.game = Game(self.config)
         self.learner = 0
@@ -253,7 +257,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             )
         if self.render_mode == "human":
             self.render()
-        return self._table.observation(self.learner), self._info()
+        return self._observation(), self._info()
 
     def step(self, action: int | np.integer) -> tuple[np.ndarray, float, bool, bool, dict]:
         """The learner's decision, then the opponents' up to its next one (or the end of the game).
@@ -287,7 +291,12 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             info |= end_info(penalties, self.learner)
         if self.render_mode == "human":
             self.render()
-        return self._table.observation(self.learner), reward, game.is_over, False, info
+        return self._observation(), reward, game.is_over, False, info
+
+    def _observation(self) -> np.ndarray:
+        if self.behaviour:
+            return enc.encode(self.game.seat_view(self.learner), self.chip_memory, behaviour=True)
+        return self._table.observation(self.learner)
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner: bool (2,), [PASS, TAKE]; all False once the game is over."""

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nothanks_env.encoding import encode_batch
 from nothanks_env.game import PASS, TAKE, GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView, VectorGame
@@ -49,9 +50,9 @@ def act_grouped(
 ) -> np.ndarray:
     """Every game's action, with one batched call per policy: the one loop that drives policies over a batch.
 
-    A policy with ``act_observation`` (a network) gets observations encoded once for all such policies
-    (with its ``chip_memory``); any other gets its games' part of ``view`` through ``act_batch``. Each
-    policy's games reach it in view order.
+    A policy with ``act_observation`` (a network) gets observations encoded by
+    :func:`~nothanks_env.encoding.encode_batch` with its ``chip_memory`` and ``behaviour``; any other gets
+    its games' part of ``view`` through ``act_batch``. Each policy's games reach it in view order.
 
     Args:
         view: the games to act in, B of them (each at its acting seat).
@@ -76,7 +77,7 @@ def act_grouped(
         act_observation = getattr(pol, "act_observation", None)
         if act_observation is not None:  # encoded once per round for every such policy
             mask = view.action_mask() if mask is None else mask
-            obs = view.observation(bool(getattr(pol, "chip_memory", False)))
+            obs = encode_batch(view, bool(getattr(pol, "chip_memory", False)), bool(getattr(pol, "behaviour", False)))
             out = np.asarray(act_observation(obs[rows], mask[rows]))
         else:
             out = np.asarray(pol.act_batch(view.take(rows)))
@@ -141,13 +142,15 @@ class LearnerTable:
         config: the rules: single deals or matches (a game ends, and is recorded, at the match end).
         num_games: games ``B`` >= 1.
         policy: resolves an opponent id to its policy. A policy that also offers ``act_observation(obs,
-            mask)`` and a ``chip_memory`` attribute (a trained network) gets the round's observations,
-            encoded once per round for all such policies, instead of a view.
+            mask)`` and ``chip_memory`` / ``behaviour`` attributes (a trained network) gets the round's
+            observations, encoded once per round and per encoding for all such policies, instead of a view.
         seat: draws the seats of new games (see :data:`Seating`).
         deal: draws the deals of new games (see :data:`Dealing`); default: the engine's RNG, seeded by
             ``seed``.
         seed: seeds the engine's RNG.
         chip_memory: how :meth:`observe` and the final observations encode the learner's view.
+        behaviour: append each seat's public pass/take record (:data:`nothanks_env.encoding.BEHAVIOUR_LAYOUT`)
+            to the learner's observations.
         final_observations: record the learner's final observation of each finished game.
         on_finish: called with each :class:`Finished` record as games end, before their rows are dealt
             again (so it sees the finish before the new seats are drawn).
@@ -171,6 +174,7 @@ class LearnerTable:
         deal: Dealing | None = None,
         seed: int | None = None,
         chip_memory: bool = False,
+        behaviour: bool = False,
         final_observations: bool = False,
         on_finish: Callable[[Finished], None] | None = None,
     ) -> None:
@@ -178,6 +182,7 @@ class LearnerTable:
         self.num_games = num_games
         self.num_players = config.num_players
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.final_observations = final_observations
         self.on_finish = on_finish
         self._policy, self._seat, self._deal = policy, seat, deal
@@ -223,11 +228,12 @@ class LearnerTable:
         """The learner's observation and legal actions in every game (each is at the learner's turn).
 
         Returns:
-            (obs, mask): float32 (B, OBS_SIZE) laid out as :data:`nothanks_env.encoding.LAYOUT` with
-            :attr:`chip_memory`, and int8 (B, 2), 1 = legal, [PASS, TAKE].
+            (obs, mask): float32 (B, obs_size) laid out as :data:`nothanks_env.encoding.LAYOUT` with
+            :attr:`chip_memory` (and :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` after it with
+            :attr:`behaviour`), and int8 (B, 2), 1 = legal, [PASS, TAKE].
         """
         view = self.game.view()
-        return view.observation(self.chip_memory), view.action_mask()
+        return encode_batch(view, self.chip_memory, self.behaviour), view.action_mask()
 
     # ---------------------------------------------------------------- lower level
     def new_games(
@@ -292,7 +298,7 @@ class LearnerTable:
                 turns=self.turns[rows].copy(),
                 started=self.started[rows].copy(),
                 observation=(
-                    self.game.final_view(rows, self.learner[rows]).observation(self.chip_memory)
+                    encode_batch(self.game.final_view(rows, self.learner[rows]), self.chip_memory, self.behaviour)
                     if self.final_observations
                     else None
                 ),

@@ -33,7 +33,7 @@ that the env's own cost shows), next to the AEC env, one process: ``aec_env`` de
   ``step()`` per decision, the PettingZoo loop of a real agent.
 - ``seat_view+encode``: ``encoding.encode(game.seat_view(seat))``, the reference observation path, per call.
 - ``encode``: ``encoding.encode(view)`` alone on prepared seat views, per call.
-- ``vector_encode``: ``VectorGame.view().observation()`` on a batch of 1024 games, per observation.
+- ``vector_encode``: ``encoding.encode_batch(VectorGame.view())`` on a batch of 1024 games, per observation.
 
 Rates are wall-clock (``time.perf_counter``) over about ``--seconds`` per cell; the machine's load average
 is printed because other processes on a shared machine lower them. ``--clock cpu`` times with
@@ -95,7 +95,7 @@ def vector_engine_rate(num_players: int, seconds: float, clock: Clock = time.per
 
 
 def vector_encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
-    """Observations/s of ``VectorGame.view().observation()`` on :data:`VECTOR_BATCH` games mid-deal."""
+    """Observations/s of ``encoding.encode_batch(VectorGame.view())`` on :data:`VECTOR_BATCH` games mid-deal."""
     vg = VectorGame(GameConfig(num_players=num_players), VECTOR_BATCH, seed=0)
     rng = np.random.default_rng(1)
     for _ in range(40):  # move the games into mid-deal states
@@ -105,7 +105,7 @@ def vector_encode_rate(num_players: int, seconds: float, clock: Clock = time.per
     calls = 0
     start = clock()
     while clock() - start < seconds:
-        vg.view().observation()
+        encoding.encode_batch(vg.view())
         calls += VECTOR_BATCH
     return calls / (clock() - start)
 

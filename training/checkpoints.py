@@ -68,9 +68,11 @@ class CheckpointError(ValueError):
     """A checkpoint that is incomplete, corrupted or made for another observation layout."""
 
 
-def observation_layout() -> list[list[Any]]:
-    """The current layout as ``[[piece name, size], ...]`` (stored in metadata, checked on load)."""
-    return [[p.name, p.size] for p in enc.LAYOUT]
+def observation_layout(behaviour: bool = False) -> list[list[Any]]:
+    """The current layout as ``[[piece name, size], ...]`` (stored in metadata, checked on load); with
+    ``behaviour`` the :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` pieces follow."""
+    pieces = enc.LAYOUT + enc.BEHAVIOUR_LAYOUT if behaviour else enc.LAYOUT
+    return [[p.name, p.size] for p in pieces]
 
 
 def package_versions() -> dict[str, str]:
@@ -101,6 +103,8 @@ class MLPPolicy(Policy):
         activation: ``"relu"`` or ``"tanh"`` between hidden layers.
         chip_memory: encode observations with every seat's chips (see :mod:`nothanks_env.encoding`); must
             match how the weights were trained.
+        behaviour: append every seat's public pass/take record (``encoding.BEHAVIOUR_LAYOUT``): inputs
+            ``OBS_SIZE + BEHAVIOUR_SIZE`` (445) instead of ``OBS_SIZE`` (389); must match the weights.
         deterministic: argmax over legal logits (default); else sample from the masked softmax.
         seed: seeds sampling.
         name: display name.
@@ -118,6 +122,7 @@ class MLPPolicy(Policy):
         *,
         activation: str = "relu",
         chip_memory: bool = True,
+        behaviour: bool = False,
         deterministic: bool = True,
         seed: int | None = None,
         name: str = "mlp",
@@ -127,6 +132,7 @@ class MLPPolicy(Policy):
         self.name = name
         self.player_counts: tuple[int, ...] | None = tuple(int(n) for n in player_counts) if player_counts else None
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.deterministic = deterministic
         self.activation = activation
         n = len(weights) // 2
@@ -148,9 +154,10 @@ class MLPPolicy(Policy):
             for i, lin in enumerate(linears):
                 lin.weight.copy_(weights[f"layers.{i}.weight"])
                 lin.bias.copy_(weights[f"layers.{i}.bias"])
-        if linears[0].in_features != enc.OBS_SIZE or linears[-1].out_features != 2:
+        inputs = enc.OBS_SIZE + (enc.BEHAVIOUR_SIZE if behaviour else 0)
+        if linears[0].in_features != inputs or linears[-1].out_features != 2:
             raise CheckpointError(
-                f"weights: expected {enc.OBS_SIZE} inputs and 2 outputs, "
+                f"weights: expected {inputs} inputs{' (behaviour on)' if behaviour else ''} and 2 outputs, "
                 f"got {linears[0].in_features} and {linears[-1].out_features}"
             )
         bad = [k for k, v in weights.items() if not bool(torch.isfinite(v).all())]
@@ -199,7 +206,7 @@ class MLPPolicy(Policy):
                 f"policy {self.name!r}: expected a table of {list(self.player_counts)} players (what it was trained "
                 f"at), got {n}"
             )
-        return self.act_observation(view.observation(self.chip_memory), view.action_mask())
+        return self.act_observation(enc.encode_batch(view, self.chip_memory, self.behaviour), view.action_mask())
 
     def act_observation(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """:meth:`act_batch` from encoded observations float32 (B, OBS_SIZE) and masks (B, 2).
@@ -230,7 +237,7 @@ class MLPPolicy(Policy):
         the argmax of these probabilities.
         """
         batch = BatchView.from_seat_view(view)
-        return self.probabilities(batch.observation(self.chip_memory), batch.action_mask())[0]
+        return self.probabilities(enc.encode_batch(batch, self.chip_memory, self.behaviour), batch.action_mask())[0]
 
     def weights(self) -> dict[str, torch.Tensor]:
         """The weights in the ``layers.{i}`` naming, contiguous CPU float32 copies."""
@@ -360,8 +367,8 @@ def save_checkpoint(
     meta.update(
         format=FORMAT_VERSION,
         env_version=ENV_VERSION,
-        obs_size=enc.OBS_SIZE,
-        observation_layout=observation_layout(),
+        obs_size=enc.OBS_SIZE + (enc.BEHAVIOUR_SIZE if metadata.get("behaviour") else 0),
+        observation_layout=observation_layout(bool(metadata.get("behaviour"))),
         package_versions=package_versions(),
         files={f: _sha256(tmp / f) for f in files},
     )
@@ -486,10 +493,13 @@ def verify_checkpoint(path: str | Path) -> dict[str, Any]:
             raise CheckpointError(
                 f"checkpoint {p}: {f} is corrupted (SHA-256 expected {digest[:12]}..., got {got[:12]}...)"
             )
-    if meta["observation_layout"] != observation_layout():
+    behaviour = meta.get("behaviour", False)
+    if not isinstance(behaviour, bool):
+        raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: behaviour: expected true or false, got {behaviour!r}")
+    if meta["observation_layout"] != observation_layout(behaviour):
         raise CheckpointError(
             f"checkpoint {p}: trained for observation layout {meta['observation_layout']}, "
-            f"this package encodes {observation_layout()}"
+            f"this package encodes {observation_layout(behaviour)}"
         )
     return meta
 
@@ -506,7 +516,8 @@ def load_checkpoint_policy(
         name: display name; default the shipped name or the directory name.
 
     Returns:
-        An :class:`MLPPolicy` that encodes observations as it was trained (``chip_memory`` from metadata),
+        An :class:`MLPPolicy` that encodes observations as it was trained (``chip_memory`` and
+        ``behaviour`` from metadata; ``behaviour`` absent means off),
         with a ``num_players`` attribute when it was trained at one table size.
 
     Raises:
@@ -527,6 +538,7 @@ def load_checkpoint_policy(
         weights,
         activation=meta["activation"],
         chip_memory=bool(meta["chip_memory"]),
+        behaviour=bool(meta.get("behaviour", False)),
         deterministic=deterministic,
         seed=seed,
         name=label,

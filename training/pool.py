@@ -86,7 +86,7 @@ class OpponentPool:
         snapshot_weight, latest_share, max_snapshots, homogeneous: the mixture (see
             :class:`training.config.PoolSection`).
         weighting, power, floor, window, beaten_at: the league (see :class:`training.config.LeagueSection`).
-        chip_memory, activation, snapshot_sample: how snapshots encode and act.
+        chip_memory, behaviour, activation, snapshot_sample: how snapshots encode and act.
         seed: seeds the draws and the snapshots' sampling.
     """
 
@@ -104,6 +104,7 @@ class OpponentPool:
         beaten_at: float = 2.0,
         homogeneous: float = 0.0,
         chip_memory: bool = True,
+        behaviour: bool = False,
         activation: str = "relu",
         snapshot_sample: bool = True,
         seed: int | None = None,
@@ -124,6 +125,7 @@ class OpponentPool:
         self.weighting, self.power, self.floor, self.window = weighting, power, floor, window
         self.beaten_at, self.homogeneous = beaten_at, homogeneous
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.activation = activation
         self.snapshot_sample = snapshot_sample
         self._next_id = 0
@@ -157,6 +159,7 @@ class OpponentPool:
             weights,
             activation=self.activation,
             chip_memory=self.chip_memory,
+            behaviour=self.behaviour,
             deterministic=not self.snapshot_sample,
             seed=int(self.rng.integers(2**31)),
             name=f"snap@{step}",

@@ -52,6 +52,7 @@ RESUME_FIXED: tuple[str, ...] = (
     "game",
     "env.games_per_count",
     "env.chip_memory",
+    "env.behaviour",
     "ppo.net_arch",
     "ppo.activation",
 )
@@ -83,6 +84,7 @@ def make_pool(cfg: Config):
         beaten_at=cfg.pool.league.beaten_at,
         homogeneous=cfg.pool.homogeneous,
         chip_memory=cfg.env.chip_memory,
+        behaviour=cfg.env.behaviour,
         activation=cfg.ppo.activation,
         snapshot_sample=cfg.pool.snapshot_sample,
         seed=cfg.run.seed + 7,
@@ -99,6 +101,7 @@ def make_env(cfg: Config, pool):
         cfg.env.games_per_count,
         pool,
         chip_memory=cfg.env.chip_memory,
+        behaviour=cfg.env.behaviour,
         reward=cfg.env.reward,
         seed=cfg.run.seed,
     )
@@ -142,7 +145,11 @@ def make_model(cfg: Config, env, n_steps: int | None = None):
 def current_policy(model, cfg: Config, name: str = "learner"):
     """A frozen, deterministic :class:`~training.checkpoints.MLPPolicy` copy of the learner's actor."""
     return ckpt.MLPPolicy(
-        ckpt.actor_weights(model.policy), activation=cfg.ppo.activation, chip_memory=cfg.env.chip_memory, name=name
+        ckpt.actor_weights(model.policy),
+        activation=cfg.ppo.activation,
+        chip_memory=cfg.env.chip_memory,
+        behaviour=cfg.env.behaviour,
+        name=name,
     )
 
 
@@ -256,7 +263,12 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
 
     Raises:
         ConfigError: naming the spec, if it is not a checkpoint, was not trained for every player count of
-            this config, or its activation, chip memory or layer shapes (``ppo.net_arch``) differ.
+            this config, or its activation, chip memory or layer shapes (``ppo.net_arch``) differ, or it was
+            trained with ``behaviour`` and this config has it off.
+
+    A checkpoint trained without ``env.behaviour`` may start a run with it: its first layer gets zero
+    weights for the :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` inputs, so the actor starts out acting
+    exactly as the checkpoint did and learns to use them.
     """
     spec = cfg.run.init_from
     if spec is None:
@@ -269,6 +281,13 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
     for key, mine in (("activation", cfg.ppo.activation), ("chip_memory", cfg.env.chip_memory)):
         if meta[key] != mine:
             raise ConfigError(f"run.init_from {spec!r}: has {key}={meta[key]!r}, expected this config's {mine!r}")
+    had = bool(meta.get("behaviour", False))
+    if had and not cfg.env.behaviour:
+        raise ConfigError(f"run.init_from {spec!r}: has behaviour=True, expected this config's False")
+    if cfg.env.behaviour and not had:
+        w = weights["layers.0.weight"]
+        weights = dict(weights)
+        weights["layers.0.weight"] = torch.cat([w, w.new_zeros(w.shape[0], enc.BEHAVIOUR_SIZE)], dim=1)
     trained = meta.get("num_players") or []
     missing = [n for n in cfg.game.num_players if trained and n not in trained]
     if missing:
@@ -276,7 +295,7 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
             f"run.init_from {spec!r}: trained for {trained} players, expected one that covers this config's "
             f"game.num_players {cfg.game.num_players}"
         )
-    sizes = [enc.OBS_SIZE, *cfg.ppo.net_arch, 2]
+    sizes = [enc.OBS_SIZE + (enc.BEHAVIOUR_SIZE if cfg.env.behaviour else 0), *cfg.ppo.net_arch, 2]
     want = [(sizes[i + 1], sizes[i]) for i in range(len(sizes) - 1)]
     got = [tuple(weights[f"layers.{i}.weight"].shape) for i in range(len(weights) // 2)]
     if want != got:
@@ -383,6 +402,7 @@ class Trainer:
             "timesteps": self.trained_timesteps,
             "num_players": list(cfg.game.num_players),
             "chip_memory": cfg.env.chip_memory,
+            "behaviour": cfg.env.behaviour,
             "activation": cfg.ppo.activation,
             "net_arch": list(cfg.ppo.net_arch),
             "reward": cfg.env.reward,

@@ -56,7 +56,9 @@ class SelfPlayVecEnv(VecEnv):
     every finished game to the pool's league (:meth:`OpponentPool.record`) before the next seats are drawn.
 
     Observation: float32 ``(OBS_SIZE,)`` laid out as :data:`nothanks_env.encoding.LAYOUT` (the same for every
-    player count), encoded with ``chip_memory``. Action: ``Discrete(2)``, PASS (0) or TAKE (1); illegal
+    player count), encoded with ``chip_memory``; with ``behaviour`` ``(OBS_SIZE + BEHAVIOUR_SIZE,)``, the
+    seats' public pass/take records (:data:`nothanks_env.encoding.BEHAVIOUR_LAYOUT`) last.
+    Action: ``Discrete(2)``, PASS (0) or TAKE (1); illegal
     actions (PASS at 0 chips) raise, and MaskablePPO never picks them given :meth:`action_masks`.
     Reward and episode end: see the module docstring. ``info["episode"]`` (``r``, ``l`` in learner turns,
     ``t``) and ``info["num_players"]`` come with each ``done``.
@@ -66,6 +68,7 @@ class SelfPlayVecEnv(VecEnv):
         games_per_count: games stepped together per config.
         pool: the opponents.
         chip_memory: encoding of the learner's observation.
+        behaviour: append the seats' pass/take records to the learner's observation.
         reward: ``"win_share"`` (the objective) or ``"penalty_diff"``; ``"win"``, the old name of
             ``"win_share"``, is read with a DeprecationWarning.
         seed: seeds the deals and learner seats.
@@ -82,11 +85,13 @@ class SelfPlayVecEnv(VecEnv):
         pool: OpponentPool,
         *,
         chip_memory: bool = True,
+        behaviour: bool = False,
         reward: Reward = "win_share",
         seed: int = 0,
     ) -> None:
         self.pool = pool
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.reward_kind = selfplay_reward(reward)
         seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(configs))]
         self.seat_rngs = [np.random.default_rng(s + 1) for s in seeds]
@@ -98,11 +103,12 @@ class SelfPlayVecEnv(VecEnv):
                 seat=partial(self._seat, c.num_players, rng),
                 seed=s,
                 chip_memory=chip_memory,
+                behaviour=behaviour,
                 on_finish=partial(self._record, c.num_players),
             )
             for c, s, rng in zip(configs, seeds, self.seat_rngs)
         ]
-        obs_space = gym.spaces.Box(-np.inf, np.inf, shape=(enc.OBS_SIZE,), dtype=np.float32)
+        obs_space = gym.spaces.Box(-np.inf, np.inf, shape=(enc.obs_size(configs[0], behaviour),), dtype=np.float32)
         super().__init__(games_per_count * len(configs), obs_space, gym.spaces.Discrete(2))
         self._actions: np.ndarray | None = None
         self._masks = np.ones((self.num_envs, 2), dtype=bool)
