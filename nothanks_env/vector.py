@@ -390,6 +390,7 @@ class VectorGame:
         chips: np.ndarray,
         pot: np.ndarray,
         seat: np.ndarray,
+        behaviour: np.ndarray | None = None,
         only: bool = False,
     ) -> None:
         """Put games ``idx`` in given mid-deal states, e.g. worlds sampled by a search, ready to :meth:`step`.
@@ -407,6 +408,8 @@ class VectorGame:
             chips: int (m, P), each seat's chips, >= 0.
             pot: int (m,), chips on the face-up card, >= 0.
             seat: int (m,), the seat to act, which also counts as the deal's starting seat.
+            behaviour: optional int (m, P, len(BEHAVIOUR_FIELDS)), every seat's pass/take record of the deal
+                so far (:attr:`BatchView.behaviour`); default: none yet (zeros).
             only: also mark every game outside ``idx`` finished, so that stepping plays the loaded ones alone.
 
         Raises:
@@ -426,6 +429,8 @@ class VectorGame:
         pos, seat = np.asarray(pos), np.asarray(seat)
         if ((pos < 0) | (pos >= d)).any() or ((seat < 0) | (seat >= p)).any():
             raise RuleError(f"pos, seat: expected 0..{d - 1} and 0..{p - 1}, got {pos} and {seat}")
+        if behaviour is not None and np.shape(behaviour) != (m, p, len(BEHAVIOUR_FIELDS)):
+            raise RuleError(f"behaviour: expected shape {(m, p, len(BEHAVIOUR_FIELDS))}, got {np.shape(behaviour)}")
         if (np.asarray(chips) < 0).any() or (np.asarray(pot) < 0).any():
             raise RuleError("chips, pot: expected counts >= 0, got a negative one")
         if only:
@@ -438,6 +443,7 @@ class VectorGame:
         self.chips[idx] = chips
         self.pot[idx] = pot
         self.seat[idx] = self.first_seat[idx] = seat
+        self.behaviour[idx] = 0 if behaviour is None else behaviour
         self.deal_index[idx] = 0
         self.match_penalties[idx] = 0
         self.done[idx] = False

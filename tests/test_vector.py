@@ -157,11 +157,14 @@ def test_load_states_continues_a_game_as_the_original_would():
     rows = np.array([4, 0, 2])
     copy.load_states(
         rows, deck=src.deck, removed_hidden=src.removed_hidden, pos=src.pos, cards=src.cards,
-        chips=src.chips, pot=src.pot, seat=src.seat, only=True,
+        chips=src.chips, pot=src.pot, seat=src.seat, behaviour=src.behaviour, only=True,
     )  # fmt: skip
     assert copy.done.tolist() == [False, True, False, True, False]
     np.testing.assert_array_equal(copy.card_points[rows], src.card_points)
-    np.testing.assert_array_equal(enc.encode_batch(copy.view(rows), True), enc.encode_batch(src.view(), True))
+    np.testing.assert_array_equal(copy.behaviour[rows], src.behaviour)
+    np.testing.assert_array_equal(
+        enc.encode_batch(copy.view(rows), True, True), enc.encode_batch(src.view(), True, True)
+    )
     while not src.done.all():
         acts = np.where(src.action_mask()[:, PASS] == 1, rng.integers(0, 2, 3), TAKE)
         full = np.zeros(5, dtype=np.int64)

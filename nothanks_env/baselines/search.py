@@ -200,6 +200,7 @@ class SearchPolicy(Policy):
             chips=twice(chips),
             pot=per_row(view.pot[idx]),
             seat=per_row(view.seat[idx]),
+            behaviour=None if view.behaviour is None else per_row(view.behaviour[idx]),
             only=True,  # rows past n stay out of the rollouts
         )
         # opponents' models, per world: the opponent model with probability p_model, else a threshold bot
