@@ -40,7 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, RecordError, replay
-from training.replay import action_probabilities, game_at
+from training.people.replay import action_probabilities, game_at
 from training.web.games import GameStore, PolicyCatalog, Session, WebError, new_session, play_match
 from training.web.views import ActionName, GameView, Move, full_view, move_of, seat_view
 

@@ -26,9 +26,9 @@ from nothanks_env.game import ACTION_NAMES, Deal, Game, GameConfig, HistoryEntry
 from nothanks_env.policy import Policy
 from nothanks_env.records import GameRecord, record_from_game
 from nothanks_env.vector import BatchView
-from training.play import default_seat
+from training.people.play import default_seat
+from training.people.tui import HUMAN
 from training.specs import load_policy
-from training.tui import HUMAN
 
 DEFAULT_MAX_GAMES: int = 64
 DEFAULT_IDLE_SECONDS: float = 30 * 60.0

@@ -299,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = subparsers.add_parser("selfplay", help="learner steps/s of self-play: fast path vs a naive loop")
     try:
-        from training.bench_selfplay import add_arguments  # imports torch: only with the train extra
+        from training.bench.bench_selfplay import add_arguments  # imports torch: only with the train extra
     except ImportError as exc:  # keep `env` usable with the base install
         reason = f"benchmark selfplay needs the train extra (pip install -e '.[train]'): {exc}"
         p.set_defaults(func=lambda _args: refuse(reason))
@@ -325,20 +325,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _bench_eval(args: argparse.Namespace) -> None:
-    from training.evaluate import bench_eval
+    from training.evaluation.evaluate import bench_eval
 
     bench_eval(args)
 
 
 def _bench_selfplay(args: argparse.Namespace) -> None:
-    from training.bench_selfplay import bench_selfplay
+    from training.bench.bench_selfplay import bench_selfplay
 
     bench_selfplay(args)
 
 
 def _bench_rllib(args: argparse.Namespace) -> None:
     try:
-        from training.rllib_selfplay import bench_rllib  # imports ray: only with the ray extra
+        from training.scale.rllib_selfplay import bench_rllib  # imports ray: only with the ray extra
     except ImportError as exc:
         sys.exit(f"benchmark rllib needs the ray extra (pip install -e '.[train,ray]'): {exc}")
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from training.config import CONFIG_DIR, Bool, EvalSection, Float, GameSection, Int, PPOCommon, _Section
+from training.learning.config import CONFIG_DIR, Bool, EvalSection, Float, GameSection, Int, PPOCommon, _Section
 
 DEFAULT_RLLIB_CONFIG: Path = CONFIG_DIR / "rllib.yaml"
 LEARNER = "learner"

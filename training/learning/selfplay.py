@@ -42,9 +42,9 @@ import torch
 
 from nothanks_env import encoding as enc
 from training import checkpoints as ckpt
-from training import runs
-from training.config import Config, ConfigError, dump_config, load_config, split_dotted_flags
-from training.reporting import learning_curve, sb3_logger, summary_table
+from training.learning import runs
+from training.learning.config import Config, ConfigError, dump_config, load_config, split_dotted_flags
+from training.learning.reporting import learning_curve, sb3_logger, summary_table
 
 STEP_DIR = "step_"
 
@@ -63,7 +63,7 @@ states the checkpoint holds. Anything else (length, learning rate, pool, evaluat
 # --------------------------------------------------------------------------- building blocks
 def make_pool(cfg: Config):
     """The opponent pool: each scripted spec built once per player count via :func:`training.specs.load_policy`."""
-    from training.pool import OpponentPool
+    from training.learning.pool import OpponentPool
     from training.specs import load_policy
 
     scripted = {}
@@ -93,7 +93,7 @@ def make_pool(cfg: Config):
 
 def make_env(cfg: Config, pool):
     """The :class:`~training.vec_env.SelfPlayVecEnv` of ``cfg`` (one VectorGame per player count)."""
-    from training.vec_env import SelfPlayVecEnv
+    from training.learning.vec_env import SelfPlayVecEnv
 
     configs = [cfg.game.game_config(n) for n in cfg.game.num_players]
     return SelfPlayVecEnv(
@@ -162,7 +162,7 @@ def evaluate_policy(policy, cfg: Config, games: int, seed: int) -> dict[str, dic
     Returns:
         key -> {win_rate, win_rate_ci (low, high), mean_penalty, games, num_players, opponent}.
     """
-    from training.evaluate import evaluate
+    from training.evaluation.evaluate import evaluate
     from training.specs import load_policy
 
     out = {}

@@ -118,7 +118,7 @@ def make_env(env_config: dict[str, Any]):
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     from nothanks_env import nothanks_v0
-    from training.config import GameSection
+    from training.learning.config import GameSection
 
     game = GameSection.model_validate(env_config["game"])
     config = game.game_config(game.num_players[0])

@@ -37,7 +37,7 @@ import numpy as np
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from training.cli import Parser
-from training.evaluate import PolicyStats, plan_matchup, run_many
+from training.evaluation.evaluate import PolicyStats, plan_matchup, run_many
 from training.variants import add_variant_arguments, variant_config
 
 STANDARD_OPPONENTS: tuple[str, ...] = (
@@ -391,7 +391,7 @@ def write_markdown(path: str | pathlib.Path, reports: Sequence[GauntletReport]) 
 
 # ----------------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
-    from training.ray_backend import add_ray_argument
+    from training.scale.ray_backend import add_ray_argument
 
     ap = Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
@@ -459,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as e:
             raise ValueError(f"--policy: {e}") from e
         if args.ray is not None:
-            from training.ray_backend import connect
+            from training.scale.ray_backend import connect
 
             connect(args.ray, num_cpus=args.workers)
         reports = []

@@ -37,7 +37,7 @@ from nothanks_env.policy import Policy
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
 from nothanks_env.vector import BatchView
-from training.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
+from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
 COMMANDS: dict[str, str] = {
     "t": "take",

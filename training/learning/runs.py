@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
-from training.config import ConfigError
+from training.learning.config import ConfigError
 
 CONFIG_FILE = "config.yaml"
 """The validated config a run was started with, as written by :func:`training.config.dump_config`."""

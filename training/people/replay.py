@@ -38,7 +38,7 @@ from nothanks_env.game import Game, SeatView, describe_action
 from nothanks_env.policy import Policy
 from nothanks_env.records import GameRecord, replay
 from nothanks_env.vector import BatchView
-from training.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
+from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
 DEFAULT_SAMPLES = 32
 

@@ -65,7 +65,7 @@ import numpy as np
 
 from nothanks_env.baselines import HeuristicParams, HeuristicPolicy, NeverTakePolicy, RandomPolicy, ThresholdPolicy
 from nothanks_env.policy import Policy
-from training.evaluate import evaluate
+from training.evaluation.evaluate import evaluate
 
 STEPS: dict[str, float] = {
     "base": 2.0,

@@ -60,9 +60,9 @@ from ray.rllib.utils.metrics import (
 )
 
 from training import checkpoints as ckpt
-from training import runs
-from training.config import ConfigError, dump_config, load_config, split_dotted_flags
-from training.rllib_config import DEFAULT_RLLIB_CONFIG, LEARNER, RLlibConfig
+from training.learning import runs
+from training.learning.config import ConfigError, dump_config, load_config, split_dotted_flags
+from training.scale.rllib_config import DEFAULT_RLLIB_CONFIG, LEARNER, RLlibConfig
 
 __all__ = ["RLlibConfig", "RLlibTrainer", "SnapshotCallback", "algorithm_config", "export", "main", "map_seat"]
 
@@ -126,7 +126,7 @@ def algorithm_config(cfg: RLlibConfig):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from training.rllib_module import ENV_NAME, MaskedActorCritic, make_env
+    from training.scale.rllib_module import ENV_NAME, MaskedActorCritic, make_env
 
     register_env(ENV_NAME, make_env)
     p = cfg.ppo
@@ -222,7 +222,7 @@ def export(path: str | Path, out: str | Path) -> Path:
     """
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from training.rllib_module import actor_weights
+    from training.scale.rllib_module import actor_weights
 
     src = latest_rllib_checkpoint(Path(path))
     state = json.loads((src / STATE_FILE).read_text())
@@ -239,7 +239,7 @@ class RLlibTrainer:
     def __init__(self, cfg: RLlibConfig, run_dir: Path, *, address: str, resume_from: Path | None = None) -> None:
         from torch.utils.tensorboard import SummaryWriter
 
-        from training.ray_backend import connect
+        from training.scale.ray_backend import connect
 
         self.cfg, self.run_dir = cfg, run_dir
         torch.set_num_threads(cfg.run.torch_threads)
@@ -265,7 +265,7 @@ class RLlibTrainer:
     # ---------------------------------------------------------------- pieces
     def learner_weights(self) -> dict[str, torch.Tensor]:
         """The learner's actor in our ``layers.{i}`` naming, read from RLlib's LearnerGroup."""
-        from training.rllib_module import actor_weights_from_state
+        from training.scale.rllib_module import actor_weights_from_state
 
         return actor_weights_from_state(self.algo.learner_group.get_weights(module_ids=[LEARNER])[LEARNER])
 
@@ -314,12 +314,12 @@ class RLlibTrainer:
         return ckpt.save_checkpoint(out, self.learner_weights(), meta, overwrite=True)
 
     def evaluate(self, games: int, seed: int) -> dict[str, Any]:
-        from training.selfplay import evaluate_policy
+        from training.learning.selfplay import evaluate_policy
 
         return evaluate_policy(self.learner_policy(), self.cfg, games, seed)  # type: ignore[arg-type]
 
     def periodic_eval(self) -> None:
-        from training.selfplay import best_score
+        from training.learning.selfplay import best_score
 
         res = self.evaluate(self.cfg.eval.games, self.cfg.run.seed + 100_003)
         for key, r in res.items():
@@ -353,7 +353,7 @@ class RLlibTrainer:
 
     # ---------------------------------------------------------------- main loop
     def train(self) -> None:
-        from training.selfplay import _graceful_stop
+        from training.learning.selfplay import _graceful_stop
 
         cfg = self.cfg
         with _graceful_stop(self):  # type: ignore[arg-type]
@@ -392,7 +392,7 @@ class RLlibTrainer:
 
     def finish(self) -> None:
         """Final evaluation, ``checkpoints/final`` (our format) and ``final_eval.md``."""
-        from training.reporting import summary_table
+        from training.learning.reporting import summary_table
 
         res = self.evaluate(self.cfg.eval.final_games, self.cfg.run.seed + 200_003)
         for key, r in res.items():
@@ -416,7 +416,7 @@ def bench_rllib(args: argparse.Namespace) -> dict[str, float]:
     meaningful with ``env_runners=0``, where sampling and learning both run here). Wired as
     ``python -m training.benchmark rllib``.
     """
-    from training.ray_backend import connect
+    from training.scale.ray_backend import connect
 
     sets = [*args.set, f"env.env_runners={args.env_runners}", f"env.envs_per_runner={args.envs_per_runner}"]
     cfg = load_config(None, sets, RLlibConfig, default=DEFAULT_RLLIB_CONFIG)

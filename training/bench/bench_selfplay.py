@@ -26,7 +26,7 @@ import torch
 
 from nothanks_env import encoding as enc
 from nothanks_env.game import Game, GameConfig
-from training.config import load_config
+from training.learning.config import load_config
 
 NAIVE_ENVS = 8
 
@@ -99,7 +99,7 @@ class _SnapshotPredictor:
 
 
 def _fast_rate(cfg, steps: int, snapshots: int, clock) -> float:
-    from training.selfplay import make_env, make_model, make_pool
+    from training.learning.selfplay import make_env, make_model, make_pool
 
     pool = make_pool(cfg)
     for k in range(snapshots):
@@ -114,7 +114,7 @@ def _fast_rate(cfg, steps: int, snapshots: int, clock) -> float:
 def _naive_rate(cfg, steps: int, snapshots: int, clock) -> float:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.selfplay import make_model
+    from training.learning.selfplay import make_model
 
     n = cfg.game.num_players[0]
     # Snapshot opponents are SB3 models of the same shape, called through predict (one observation each).

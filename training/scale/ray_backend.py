@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from training.evaluate import GamesJob
+    from training.evaluation.evaluate import GamesJob
 
 LOCAL = "local"
 """The address that starts an embedded Ray on this machine (``--ray`` without a value)."""
@@ -71,7 +71,7 @@ def connect(address: str = LOCAL, *, num_cpus: int | None = None) -> Any:
 
 
 def _chunk(setups: list, job: int, seed: int, chunk: int, deck, removed, seating) -> tuple[np.ndarray, float]:
-    from training.evaluate import _timed_chunk
+    from training.evaluation.evaluate import _timed_chunk
 
     policies, config = setups[job]
     return _timed_chunk(policies, config, seed, chunk, deck, removed, seating)

@@ -39,7 +39,7 @@ import numpy as np
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy, check_player_count
 from nothanks_env.vector import deal_matches
-from training.evaluate import (
+from training.evaluation.evaluate import (
     PolicyStats,
     check_plays,
     duplicate_seating,
@@ -234,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--out", type=pathlib.Path, required=True, help="directory for the leaderboard files")
     ap.add_argument("--no-progress", action="store_true")
-    from training.ray_backend import add_ray_argument
+    from training.scale.ray_backend import add_ray_argument
 
     add_ray_argument(ap)
     return ap
@@ -243,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> TournamentResult:
     """Run the command line; bad input exits with code 2 after one ``error:`` line."""
     from training.cli import load_spec, refuse
-    from training.ray_backend import connect
+    from training.scale.ray_backend import connect
     from training.specs import load_policy
 
     args = build_parser().parse_args(argv)

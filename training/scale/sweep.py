@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from training.config import CONFIG_DIR, ConfigError, _Section, load_config
+from training.learning.config import CONFIG_DIR, ConfigError, _Section, load_config
 
 METRIC = "eval_score"
 RUN_DIR_FILE = "run_dir.txt"
@@ -118,7 +118,7 @@ def load_sweep(path: str | Path, overrides: list[str] | None = None) -> tuple[Sw
 # --------------------------------------------------------------------------- one trial
 def trial_metrics(res: dict[str, dict[str, Any]], cfg: Any, timesteps: int) -> dict[str, Any]:
     """What a trial reports to Tune for one evaluation: ``eval_score`` and each table's win rate."""
-    from training.selfplay import best_score
+    from training.learning.selfplay import best_score
 
     out: dict[str, Any] = {METRIC: best_score(res, cfg), "timesteps": timesteps}
     out |= {f"win_rate/{key}": r["win_rate"] for key, r in res.items()}
@@ -132,7 +132,7 @@ def run_trial(params: dict[str, Any], *, base: str, overrides: list[str]) -> Non
     """
     from ray import tune
 
-    from training.selfplay import Trainer, new_run_dir, step_checkpoints
+    from training.learning.selfplay import Trainer, new_run_dir, step_checkpoints
 
     class ReportingTrainer(Trainer):
         def evaluate(self, t: int) -> dict[str, Any]:
@@ -153,7 +153,7 @@ def run_trial(params: dict[str, Any], *, base: str, overrides: list[str]) -> Non
         found = step_checkpoints(run_dir)
         trainer = ReportingTrainer(cfg, run_dir, resume_from=found[-1] if found else None)
     else:
-        from training.config import dump_config
+        from training.learning.config import dump_config
 
         cfg = load_config(base, sets)
         run_dir = new_run_dir(cfg)
@@ -177,7 +177,7 @@ def sweep(sweep_cfg: SweepConfig, base: Path, *, address: str = "local", resume:
     """
     from ray import tune
 
-    from training.ray_backend import connect
+    from training.scale.ray_backend import connect
 
     connect(address)
     trainable = tune.with_resources(

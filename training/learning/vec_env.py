@@ -39,7 +39,7 @@ from nothanks_env.game import GameConfig
 from nothanks_env.outcome import reward_values_batch, selfplay_reward, win_shares
 from nothanks_env.policy import Policy
 from nothanks_env.table import Finished, LearnerTable
-from training.pool import Member, OpponentPool, Weighting, pfsp_weight
+from training.learning.pool import Member, OpponentPool, Weighting, pfsp_weight
 
 __all__ = ["Member", "OpponentPool", "Reward", "SelfPlayVecEnv", "Weighting", "pfsp_weight"]
 

@@ -249,7 +249,7 @@ def run_many(
             bar.update(sl.stop - sl.start)
 
     if ray is not None:
-        from training.ray_backend import run_chunks
+        from training.scale.ray_backend import run_chunks
 
         for j, sl, result in run_chunks(jobs, tasks, address=ray, num_cpus=workers):
             store(j, sl, result)
@@ -657,7 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--json", help="write the report as JSON to this path")
     ap.add_argument("--csv", help="write one row per policy as CSV to this path")
     ap.add_argument("--no-progress", action="store_true")
-    from training.ray_backend import add_ray_argument
+    from training.scale.ray_backend import add_ray_argument
 
     add_ray_argument(ap)
     return ap
@@ -667,7 +667,7 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
     from rich.console import Console
 
     from training.cli import load_spec, refuse
-    from training.ray_backend import connect
+    from training.scale.ray_backend import connect
     from training.specs import load_policy
 
     args = build_parser().parse_args(argv)

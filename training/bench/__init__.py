@@ -1,0 +1,1 @@
+"""Benchmarks of the engines, encoders and training loops."""

@@ -1,0 +1,1 @@
+"""Measuring policies: evaluate, the gauntlet, the tournament, exploitability probes, heuristic tuning."""

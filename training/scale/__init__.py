@@ -1,0 +1,1 @@
+"""Scaling out on Ray: RLlib self-play, its config and module, Ray tasks for evaluation, Tune sweeps."""
