@@ -38,7 +38,7 @@ from nothanks_env.outcome import selfplay_reward
 from nothanks_env.presets import PRESETS
 from nothanks_env.vector import require_batched
 
-CONFIG_DIR: Path = Path(__file__).resolve().parent.parent / "configs"
+CONFIG_DIR: Path = Path(__file__).resolve().parents[2] / "configs"
 DEFAULT_CONFIG: Path = CONFIG_DIR / "selfplay.yaml"
 
 
