@@ -159,7 +159,8 @@ def test_search_worlds_start_from_the_view_records():
     g = scripted_game()
     view = BatchView.from_game(g)  # seat 1 to act; seats 0 and 2 have records
     SearchPolicy(iters=4, rollout=Recorder(), seed=0).act_batch(view)
-    first = seen[0]  # after the searching seat's own PASS/TAKE, before anyone else acts
-    assert first.shape[1:] == (3, 6)
+    assert len(seen[0]) == 1  # the search's own first guess, on the real view
+    first = seen[1]  # the worlds, after the searching seat's PASS/TAKE, before anyone else acts
+    assert first.shape == (2 * 4, 3, 6)
     for seat in (0, 2):
         assert (first[:, seat] == view.behaviour[0, seat]).all()
