@@ -49,13 +49,15 @@ SHIPPED: dict[str, Path] = {
     "ppo-3p-v1": CHECKPOINT_DIR / "ppo-3p-v1",
     "ppo-4p": CHECKPOINT_DIR / "ppo-45",
     "ppo-5p": CHECKPOINT_DIR / "ppo-45",
+    "ppo-4p-v2": CHECKPOINT_DIR / "ppo-45-v2",
+    "ppo-5p-v2": CHECKPOINT_DIR / "ppo-45-v2",
     "ppo-4p-v1": CHECKPOINT_DIR / "ppo-45-v1",
     "ppo-5p-v1": CHECKPOINT_DIR / "ppo-45-v1",
     "ppo-mixed": CHECKPOINT_DIR / "ppo-mixed",
 }
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories (``ppo-4p`` and
-``ppo-5p`` are one network trained on 4- and 5-player tables together; ``ppo-4p-v1`` / ``ppo-5p-v1`` the one
-they replaced)."""
+``ppo-5p`` are one network trained on 4- and 5-player tables together; ``-v2`` the one they replaced and
+``-v1`` the one before it)."""
 
 SHIPPED_SPECS: dict[str, str] = {
     "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p",
