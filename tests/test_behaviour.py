@@ -131,13 +131,13 @@ def test_a_warm_start_without_behaviour_acts_as_before(tmp_path):
     from training.selfplay import init_actor_weights
 
     cfg = load_config(
-        "configs/smoke.yaml", overrides=["env.behaviour=true", "run.init_from=ppo-3p", "ppo.net_arch=[128,128]"]
+        "configs/smoke.yaml", overrides=["env.behaviour=true", "run.init_from=ppo-3p-v2", "ppo.net_arch=[128,128]"]
     )
     weights = init_actor_weights(cfg)
     assert weights["layers.0.weight"].shape == (128, 445)
     assert not weights["layers.0.weight"][:, enc.OBS_SIZE :].any()
     widened = ckpt.MLPPolicy(weights, behaviour=True)
-    original = ckpt.load_checkpoint_policy("ppo-3p")
+    original = ckpt.load_checkpoint_policy("ppo-3p-v2")
     g = scripted_game()
     view = BatchView.from_game(g)
     np.testing.assert_array_equal(

@@ -151,13 +151,16 @@ def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_a_misfit(smoke
     got = ckpt.actor_weights(trainer.model.policy)
     want = ckpt.load_checkpoint_policy(final).weights()
     assert got.keys() == want.keys() and all(torch.equal(got[k], want[k]) for k in got)
-    # ppo-3p is 128x128; the smoke config is 32x32
-    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-3p"]) == 2
+    # ppo-3p-v2 is 128x128; the smoke config is 32x32
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-3p-v2"]) == 2
     err = capsys.readouterr().err
-    assert "error: run.init_from 'ppo-3p': expected actor layer shapes [(32, " in err and "got [(128, " in err
+    assert "error: run.init_from 'ppo-3p-v2': expected actor layer shapes [(32, " in err and "got [(128, " in err
     assert not (tmp_path / "runs").exists()  # refused before any run folder was made
-    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-4p"]) == 2
-    assert "run.init_from 'ppo-4p': trained for [4, 5] players, expected one that covers" in capsys.readouterr().err
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-4p-v2"]) == 2
+    assert "run.init_from 'ppo-4p-v2': trained for [4, 5] players, expected one that covers" in capsys.readouterr().err
+    # ppo-3p reads the behaviour record; a config without it cannot drop those inputs
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-3p"]) == 2
+    assert "run.init_from 'ppo-3p': has behaviour=True, expected this config's False" in capsys.readouterr().err
     assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=nowhere"]) == 2
     assert "run.init_from: expected a checkpoint path or shipped name, got 'nowhere'" in capsys.readouterr().err
 

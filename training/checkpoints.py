@@ -46,6 +46,7 @@ FORMAT_VERSION = 1
 
 SHIPPED: dict[str, Path] = {
     "ppo-3p": CHECKPOINT_DIR / "ppo-3p",
+    "ppo-3p-v2": CHECKPOINT_DIR / "ppo-3p-v2",
     "ppo-3p-v1": CHECKPOINT_DIR / "ppo-3p-v1",
     "ppo-4p": CHECKPOINT_DIR / "ppo-45",
     "ppo-5p": CHECKPOINT_DIR / "ppo-45",
