@@ -259,3 +259,13 @@ def test_a_valid_fixed_deal_found_by_shuffling_plays():
     env = nothanks_v0.env(num_players=3)
     env.reset(seed=0, options={"deals": [{"deck": cards[9:], "removed_hidden": cards[:9]}]})
     assert env.unwrapped.game.deals[0].deck == tuple(cards[9:])
+
+
+def test_benchmark_parser_imports_no_torch():
+    # eval's worker processes fork only while torch is not imported; building the parser must not import it
+    code = (
+        "import sys; from training.bench.benchmark import build_parser; "
+        "build_parser().parse_args(['eval', '--games', '10']); print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

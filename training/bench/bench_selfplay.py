@@ -26,6 +26,7 @@ import torch
 
 from nothanks_env import encoding as enc
 from nothanks_env.game import Game, GameConfig
+from training.bench.benchmark import add_selfplay_arguments as add_arguments
 from training.learning.config import load_config
 
 NAIVE_ENVS = 8
@@ -136,16 +137,6 @@ def _dummy_env(cfg, n: int):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     return DummyVecEnv([lambda: NaiveSelfPlayEnv(cfg.game.game_config(n), [], cfg.env.chip_memory, 0)])
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``python -m training.benchmark selfplay``."""
-    parser.add_argument("--steps", type=int, default=200_000, help="learner steps timed on the fast path")
-    parser.add_argument("--naive-steps", type=int, default=8192, help="learner steps timed on the naive loop")
-    parser.add_argument("--players", type=int, default=3, help="player count (default 3)")
-    parser.add_argument("--snapshots", type=int, default=5, help="snapshot opponents in the pool (default 5)")
-    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
-    parser.add_argument("--seed", type=int, default=0)
 
 
 def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:

@@ -298,14 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_bench_eval)
 
     p = subparsers.add_parser("selfplay", help="learner steps/s of self-play: fast path vs a naive loop")
-    try:
-        from training.bench.bench_selfplay import add_arguments  # imports torch: only with the train extra
-    except ImportError as exc:  # keep `env` usable with the base install
-        reason = f"benchmark selfplay needs the train extra (pip install -e '.[train]'): {exc}"
-        p.set_defaults(func=lambda _args: refuse(reason))
-    else:
-        add_arguments(p)
-        p.set_defaults(func=_bench_selfplay)
+    add_selfplay_arguments(p)
+    p.set_defaults(func=_bench_selfplay)
 
     p = subparsers.add_parser("rllib", help="env and learner steps/s of RLlib PPO self-play (the ray extra)")
     p.add_argument("--iterations", type=int, default=5, help="timed training iterations after one warm-up")
@@ -330,9 +324,23 @@ def _bench_eval(args: argparse.Namespace) -> None:
     bench_eval(args)
 
 
-def _bench_selfplay(args: argparse.Namespace) -> None:
-    from training.bench.bench_selfplay import bench_selfplay
+def add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``python -m training.benchmark selfplay`` (here, not in :mod:`training.bench.bench_selfplay`,
+    so that building the parser imports no torch: ``eval``'s worker processes then fork, not spawn)."""
+    parser.add_argument("--steps", type=int, default=200_000, help="learner steps timed on the fast path")
+    parser.add_argument("--naive-steps", type=int, default=8192, help="learner steps timed on the naive loop")
+    parser.add_argument("--players", type=int, default=3, help="player count (default 3)")
+    parser.add_argument("--snapshots", type=int, default=5, help="snapshot opponents in the pool (default 5)")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
+    parser.add_argument("--seed", type=int, default=0)
 
+
+def _bench_selfplay(args: argparse.Namespace) -> None:
+    try:
+        from training.bench.bench_selfplay import bench_selfplay  # imports torch: only with the train extra
+    except ImportError as exc:  # keep the other benchmarks usable with the base install
+        refuse(f"benchmark selfplay needs the train extra (pip install -e '.[train]'): {exc}")
+        return
     bench_selfplay(args)
 
 
