@@ -319,7 +319,7 @@ def encode_batch(view: BatchView, chip_memory: bool = False, behaviour: bool = F
     out = np.zeros((b, obs_size(cfg, behaviour)), dtype=np.float32)
     rows = np.arange(b)
     values = np.arange(lo, lo + nv, dtype=np.int64)
-    out[rows, s["face_up_card"].start + view.face_up - lo] = 1.0
+    out[rows, s["face_up_card"].start + view.face_up_card - lo] = 1.0
     out[:, s["pot"].start] = view.pot / CHIP_SCALE
     out[:, s["own_chips"].start] = view.own_chips / CHIP_SCALE
     out[:, s["must_take"].start] = view.own_chips == 0

@@ -13,6 +13,7 @@ one call to :meth:`VectorGame.step`.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -110,13 +111,12 @@ class BatchView:
     Attributes:
         config: the rule variant (one for the whole batch).
         seat: int64 (B,), the viewing seat (the seat to act).
-        face_up: int64 (B,), the card on offer; read it as :attr:`face_up_card` (SeatView's name), this
-            field keeps its old name for one release.
+        face_up_card: int64 (B,), the card on offer (SeatView's name; ``face_up`` is a deprecated alias).
         pot: int64 (B,), chips on it.
         own_chips: int64 (B,).
-        chips: int64 (B, P), every seat's chips as a perfect-memory player knows them from the public
-            history (equal to the true counts); read it as :attr:`tracked_chips` (SeatView's name for these
-            counts; ``SeatView.chips`` hides what the seat may not see). Policies that must not use that
+        tracked_chips: int64 (B, P), every seat's chips as a perfect-memory player knows them from the public
+            history (equal to the true counts; SeatView's name for them, while ``SeatView.chips`` hides what
+            the seat may not see; ``chips`` is a deprecated alias). Policies that must not use that
             memory read :meth:`known_chips` instead (SeatView.chips' meaning, -1 for hidden);
             :func:`nothanks_env.encoding.encode_batch` does so by default.
         cards: int64 (B, P), every seat's cards as bit masks.
@@ -137,10 +137,10 @@ class BatchView:
 
     config: GameConfig
     seat: np.ndarray
-    face_up: np.ndarray
+    face_up_card: np.ndarray
     pot: np.ndarray
     own_chips: np.ndarray
-    chips: np.ndarray
+    tracked_chips: np.ndarray
     cards: np.ndarray
     card_points: np.ndarray
     take_delta: np.ndarray
@@ -160,14 +160,16 @@ class BatchView:
         return self.config.num_players
 
     @property
-    def face_up_card(self) -> np.ndarray:
-        """int64 (B,): the card on offer (:attr:`SeatView.face_up_card`'s name)."""
-        return self.face_up
+    def face_up(self) -> np.ndarray:
+        """Deprecated alias of :attr:`face_up_card` (removed in the next release)."""
+        warnings.warn("BatchView.face_up is deprecated: read face_up_card", DeprecationWarning, stacklevel=2)
+        return self.face_up_card
 
     @property
-    def tracked_chips(self) -> np.ndarray:
-        """int64 (B, P): every seat's chips as rebuilt from the public history (:attr:`SeatView.tracked_chips`)."""
-        return self.chips
+    def chips(self) -> np.ndarray:
+        """Deprecated alias of :attr:`tracked_chips` (removed in the next release)."""
+        warnings.warn("BatchView.chips is deprecated: read tracked_chips", DeprecationWarning, stacklevel=2)
+        return self.tracked_chips
 
     @staticmethod
     def from_seat_view(view: SeatView) -> BatchView:
@@ -183,10 +185,10 @@ class BatchView:
         return BatchView(
             config=view.config,
             seat=np.array([view.seat], dtype=np.int64),
-            face_up=face,
+            face_up_card=face,
             pot=np.array([view.pot], dtype=np.int64),
             own_chips=np.array([view.own_chips], dtype=np.int64),
-            chips=np.array([view.tracked_chips], dtype=np.int64),
+            tracked_chips=np.array([view.tracked_chips], dtype=np.int64),
             cards=masks,
             card_points=np.array([view.card_points], dtype=np.int64),
             take_delta=take_delta(masks, face),
@@ -223,13 +225,13 @@ class BatchView:
         return BatchView(
             config=cfg,
             seat=flat[0:1],
-            face_up=flat[1:2],
+            face_up_card=flat[1:2],
             pot=flat[2:3],
             own_chips=flat[3:4],
             cards_in_deck=flat[4:5],
             unseen=flat[5:6],
             deals_left=flat[6:7],
-            chips=per_seat[0],
+            tracked_chips=per_seat[0],
             cards=per_seat[1],
             card_points=per_seat[2],
             take_delta=per_seat[3],
@@ -245,10 +247,10 @@ class BatchView:
         return BatchView(
             config=self.config,
             seat=self.seat[rows],
-            face_up=self.face_up[rows],
+            face_up_card=self.face_up_card[rows],
             pot=self.pot[rows],
             own_chips=self.own_chips[rows],
-            chips=self.chips[rows],
+            tracked_chips=self.tracked_chips[rows],
             cards=self.cards[rows],
             card_points=self.card_points[rows],
             take_delta=self.take_delta[rows],
@@ -271,10 +273,10 @@ class BatchView:
         """int64 (B, P): chips the viewer sees without memory (own, and all when the config shows them),
         -1 elsewhere; with ``chip_memory`` every count (see :mod:`nothanks_env.encoding`)."""
         if chip_memory or self.config.opponent_chips == "visible":
-            return self.chips
-        out = np.full_like(self.chips, -1)
+            return self.tracked_chips
+        out = np.full_like(self.tracked_chips, -1)
         rows = np.arange(len(self))
-        out[rows, self.seat] = self.chips[rows, self.seat]
+        out[rows, self.seat] = self.tracked_chips[rows, self.seat]
         return out
 
 
@@ -596,10 +598,10 @@ class VectorGame:
         return BatchView(
             config=self.config,
             seat=seat,
-            face_up=face,
+            face_up_card=face,
             pot=self.pot[idx],
             own_chips=chips[np.arange(n), seat],
-            chips=chips,
+            tracked_chips=chips,
             cards=cards,
             card_points=self.card_points[idx],
             take_delta=take_delta(cards, face),
@@ -633,10 +635,10 @@ class VectorGame:
         return BatchView(
             config=self.config,
             seat=seats,
-            face_up=np.full(n, self.config.lowest_card, dtype=np.int64),  # unused: no card is on offer
+            face_up_card=np.full(n, self.config.lowest_card, dtype=np.int64),  # unused: no card is on offer
             pot=self.pot[idx],
             own_chips=chips[np.arange(n), seats],
-            chips=chips,
+            tracked_chips=chips,
             cards=cards,
             card_points=self.card_points[idx],
             take_delta=np.zeros_like(cards),

@@ -43,10 +43,10 @@ def make_view(
     return BatchView(
         config=config,
         seat=np.array([seat]),
-        face_up=face,
+        face_up_card=face,
         pot=np.array([pot]),
         own_chips=np.array([chips[seat]]),
-        chips=np.array([chips], dtype=np.int64),
+        tracked_chips=np.array([chips], dtype=np.int64),
         cards=masks,
         card_points=card_points(masks, config.lowest_card, config.highest_card),
         take_delta=take_delta(masks, face),
@@ -64,7 +64,7 @@ def act(policy, view: BatchView) -> int:
 def stack(views: list[BatchView]) -> BatchView:
     """Concatenate batches of one into one batch (to check that rules are row-wise)."""
     fields = [
-        "seat", "face_up", "pot", "own_chips", "chips", "cards", "card_points", "take_delta",
+        "seat", "face_up_card", "pot", "own_chips", "tracked_chips", "cards", "card_points", "take_delta",
         "cards_in_deck", "unseen", "match_penalties", "deals_left",
     ]  # fmt: skip
     return BatchView(config=views[0].config, **{f: np.concatenate([getattr(v, f) for v in views]) for f in fields})
@@ -262,8 +262,8 @@ def test_search_never_reads_hidden_state(chip_memory):
         if not chip_memory:  # opponents' chips are hidden from it: give them other counts, same total
             me = int(v2.seat[0])
             opp = [s for s in range(3) if s != me]
-            v2.chips[0, opp] = [0, v2.chips[0, opp].sum()]  # one broke opponent: the heuristic would care
-            assert v2.chips[0].sum() == v1.chips[0].sum()
+            v2.tracked_chips[0, opp] = [0, v2.tracked_chips[0, opp].sum()]  # one broke opponent
+            assert v2.tracked_chips[0].sum() == v1.tracked_chips[0].sum()
         bot = SearchPolicy(iters=6, chip_memory=chip_memory)
         bot.seed(11)
         a1 = act(bot, v1)

@@ -206,3 +206,11 @@ def test_one_name_each_with_the_old_names_kept_for_a_release():
     assert one.face_up_card.tolist() == [sv.face_up_card] and one.tracked_chips.tolist() == [list(sv.tracked_chips)]
     hidden = one.known_chips()[0].tolist()
     assert hidden == [-1 if c is None else c for c in sv.chips]  # SeatView.chips' meaning, -1 for hidden
+
+
+def test_batch_view_old_field_names_are_deprecated_aliases():
+    view = VectorGame(GameConfig(num_players=3), 4, seed=0).view()
+    with pytest.warns(DeprecationWarning, match="BatchView.face_up is deprecated: read face_up_card"):
+        assert view.face_up is view.face_up_card
+    with pytest.warns(DeprecationWarning, match="BatchView.chips is deprecated: read tracked_chips"):
+        assert view.chips is view.tracked_chips

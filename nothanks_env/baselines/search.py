@@ -140,7 +140,7 @@ class SearchPolicy(Policy):
         if self.chip_memory or view.config.opponent_chips == "visible":
             return view
         chips = np.floor(estimated_chips(view, False)).astype(np.int64)
-        return dataclasses.replace(view, chips=chips, _obs_cache={})
+        return dataclasses.replace(view, tracked_chips=chips, _obs_cache={})
 
     def _world_game(self, config: GameConfig, n: int) -> VectorGame:
         """A cached VectorGame with at least ``n`` games (a power of two, so that few sizes are built)."""
