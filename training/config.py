@@ -111,7 +111,9 @@ class GameSection(_Section):
     highest_card: Int = 35
     num_deals: Int = Field(1, ge=1, description="deals per match; the reward is paid at the match end")
     opponent_chips: Literal["hidden", "visible"] = "hidden"
-    special_cards: list[str] = Field([], description="house special cards; not playable by self-play yet")
+    special_cards: list[str] = Field(
+        [], description="house special cards (preset wildcards): trained on the scalar engine, 125 actions"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -145,7 +147,9 @@ class GameSection(_Section):
     def _rules_valid(self) -> GameSection:
         for n in self.num_players:
             try:
-                require_batched(self.game_config(n))  # self-play runs on the batched engine
+                config = self.game_config(n)
+                if not config.special_cards:  # special cards run on the scalar learner table instead
+                    require_batched(config)
             except RuleError as e:
                 raise ValueError(str(e)) from e
         return self
@@ -312,9 +316,15 @@ class Config(_Section):
             for spec in specs:
                 for n in self.game.num_players:
                     try:
-                        load_policy(spec, num_players=n)
+                        pol = load_policy(spec, num_players=n)
                     except (ValueError, OSError) as e:
                         raise ValueError(f"{where}: {e}") from e
+                    if self.game.special_cards and not getattr(pol, "plays_special_cards", False):
+                        raise ValueError(
+                            f"{where}: {spec!r}: expected a policy that plays special cards (random, heuristic or "
+                            f"a checkpoint trained on them) for game.special_cards {self.game.special_cards}, "
+                            "got one that plays only pass/take"
+                        )
         return self
 
     @property

@@ -38,6 +38,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from nothanks_env import encoding as enc
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
+from nothanks_env.scalar_table import ScalarLearnerTable
 from nothanks_env.table import Finished, LearnerTable
 from nothanks_env.vector import winner_shares
 from training.checkpoints import MLPPolicy
@@ -356,6 +357,9 @@ class SelfPlayVecEnv(VecEnv):
     Observation: float32 ``(OBS_SIZE,)`` laid out as :data:`nothanks_env.encoding.LAYOUT` (the same for every
     player count), encoded with ``chip_memory``. Action: ``Discrete(2)``, PASS (0) or TAKE (1); illegal
     actions (PASS at 0 chips) raise, and MaskablePPO never picks them given :meth:`action_masks`.
+    Configs with special cards (``wildcards``) run on :class:`~nothanks_env.scalar_table.ScalarLearnerTable`
+    (the batched engine has none): observation ``(SPECIAL_OBS_SIZE,)`` (499), action ``Discrete(125)``
+    (:data:`nothanks_env.game.ACTION_PIECES`), masks (num_envs, 125); every config of one env must agree.
     Reward and episode end: see the module docstring. ``info["episode"]`` (``r``, ``l`` in learner turns,
     ``t``) and ``info["num_players"]`` come with each ``done``.
 
@@ -389,8 +393,12 @@ class SelfPlayVecEnv(VecEnv):
         self.reward_kind = reward
         seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(configs))]
         self.seat_rngs = [np.random.default_rng(s + 1) for s in seeds]
+        special = {bool(c.special_cards) for c in configs}
+        if len(special) != 1:
+            raise ValueError("configs: expected all with special cards or all without, got a mix")
+        table = ScalarLearnerTable if special.pop() else LearnerTable
         self.tables = [
-            LearnerTable(
+            table(
                 c,
                 games_per_count,
                 policy=partial(self._member_policy, c.num_players),
@@ -401,10 +409,11 @@ class SelfPlayVecEnv(VecEnv):
             )
             for c, s, rng in zip(configs, seeds, self.seat_rngs)
         ]
-        obs_space = gym.spaces.Box(-np.inf, np.inf, shape=(enc.OBS_SIZE,), dtype=np.float32)
-        super().__init__(games_per_count * len(configs), obs_space, gym.spaces.Discrete(2))
+        size, actions = enc.obs_size(configs[0]), configs[0].num_actions
+        obs_space = gym.spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
+        super().__init__(games_per_count * len(configs), obs_space, gym.spaces.Discrete(actions))
         self._actions: np.ndarray | None = None
-        self._masks = np.ones((self.num_envs, 2), dtype=bool)
+        self._masks = np.ones((self.num_envs, actions), dtype=bool)
 
     @property
     def opponent_decisions(self) -> int:
