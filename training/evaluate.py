@@ -144,14 +144,21 @@ def _play_games_scalar(
 
 def check_plays(policies: Sequence[Policy], config: GameConfig) -> None:
     """Raise ValueError, before any game, if a policy cannot play ``config`` (special cards need policies
-    with ``plays_special_cards``: ``random`` and ``heuristic`` among the baselines)."""
+    with ``plays_special_cards``: ``random`` and ``heuristic`` among the baselines; a network trained on them,
+    with its 125 actions, plays no standard table)."""
     if not config.special_cards:
+        special_only = [getattr(p, "name", type(p).__name__) for p in policies if getattr(p, "num_actions", 2) != 2]
+        if special_only:
+            raise ValueError(
+                f"policies: expected policies that play pass/take (a standard table), got {special_only} trained "
+                "on special cards (125 actions): evaluate them with --preset wildcards"
+            )
         return
     unable = [getattr(p, "name", type(p).__name__) for p in policies if not getattr(p, "plays_special_cards", False)]
     if unable:
         raise ValueError(
             f"policies for {list(config.special_cards)}: expected policies that play special cards (random, "
-            f"heuristic), got {unable} that play only pass/take (trained checkpoints have 2 actions)"
+            f"heuristic, or a checkpoint trained on them), got {unable} that play only pass/take"
         )
 
 
