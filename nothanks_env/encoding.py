@@ -51,6 +51,25 @@ special_unseen         2      1 for each special card not yet turned face up: wi
 discarded              33     1 for each number card discarded by delete this deal
 =====================  =====  ==========================================================================
 
+The option ``behaviour=True`` (every encoder, the envs' ``behaviour`` argument, self-play's
+``env.behaviour``) appends :data:`BEHAVIOUR_LAYOUT` last: each seat's public pass/take record of this deal
+(:data:`nothanks_env.game.BEHAVIOUR_FIELDS`), so a memoryless policy can tell what kind of player each
+opponent has been so far. Every value in it follows from the public history, so it is the same for every
+observer (up to the slot rotation). Its vector is 56 values longer: 445 (555 with special cards).
+
+=====================  =====  ==========================================================================
+behaviour piece        size   meaning (unit, scale)
+=====================  =====  ==========================================================================
+seat_passes            7      passes this deal / 55
+seat_free_takes        7      takes made while holding chips / 33
+seat_took              7      1 once the slot has taken freely this deal
+seat_take_cost_max     7      highest cost (take delta - pot, penalty points) of a free take / 35
+seat_take_raw_max      7      highest card - pot of a free take / 35
+seat_passed            7      1 once the slot has passed this deal
+seat_pass_cost_min     7      lowest cost (take delta - pot) at which it passed / 35
+seat_pass_raw_min      7      lowest card - pot at which it passed / 35
+=====================  =====  ==========================================================================
+
 Opponents' chips are filled in when the config shows them (``opponent_chips="visible"``) or when the
 encoder is asked for ``chip_memory=True``: every chip movement is public (passes add one chip to the
 pot, takes move the whole pot), so a player with perfect memory knows every count. ``chip_memory``
@@ -60,6 +79,7 @@ gives a memoryless policy that recall, from :attr:`SeatView.tracked_chips`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -73,6 +93,9 @@ from nothanks_env.game import (
     GameConfig,
     SeatView,
 )
+
+if TYPE_CHECKING:
+    from nothanks_env.vector import BatchView
 
 CHIP_SCALE: float = float(TOTAL_CHIPS_IN_BOX)
 POINT_SCALE: float = 100.0
@@ -127,8 +150,23 @@ SPECIAL_LAYOUT: tuple[Piece, ...] = (
 """Pieces appended after :data:`LAYOUT` for configs with special cards (see the module docstring)."""
 
 
-def _offsets(layout: tuple[Piece, ...]) -> dict[str, slice]:
-    out, start = {}, 0
+BEHAVIOUR_LAYOUT: tuple[Piece, ...] = (
+    Piece("seat_passes", MAX_PLAYERS, "passes this deal / 55"),
+    Piece("seat_free_takes", MAX_PLAYERS, "takes made while holding chips / 33"),
+    Piece("seat_took", MAX_PLAYERS, "1 once the slot has taken freely"),
+    Piece("seat_take_cost_max", MAX_PLAYERS, "highest take delta - pot of a free take / 35"),
+    Piece("seat_take_raw_max", MAX_PLAYERS, "highest card - pot of a free take / 35"),
+    Piece("seat_passed", MAX_PLAYERS, "1 once the slot has passed"),
+    Piece("seat_pass_cost_min", MAX_PLAYERS, "lowest take delta - pot at a pass / 35"),
+    Piece("seat_pass_raw_min", MAX_PLAYERS, "lowest card - pot at a pass / 35"),
+)
+"""Pieces appended last with ``behaviour=True`` (see the module docstring)."""
+BEHAVIOUR_SIZE: int = sum(p.size for p in BEHAVIOUR_LAYOUT)
+"""Values the ``behaviour`` option adds (56)."""
+
+
+def _offsets(layout: tuple[Piece, ...], start: int = 0) -> dict[str, slice]:
+    out = {}
     for p in layout:
         out[p.name] = slice(start, start + p.size)
         start += p.size
@@ -145,41 +183,66 @@ SPECIAL_OBS_SIZE: int = OBS_SIZE + sum(p.size for p in SPECIAL_LAYOUT)
 """Length of the observation vector of a config with special cards (499)."""
 
 
-def layout(config: GameConfig) -> tuple[Piece, ...]:
-    """The pieces of ``config``'s observation: :data:`LAYOUT`, plus :data:`SPECIAL_LAYOUT` with special cards."""
-    return LAYOUT + SPECIAL_LAYOUT if config.special_cards else LAYOUT
+def layout(config: GameConfig, behaviour: bool = False) -> tuple[Piece, ...]:
+    """The pieces of ``config``'s observation: :data:`LAYOUT`, then :data:`SPECIAL_LAYOUT` with special cards,
+    then :data:`BEHAVIOUR_LAYOUT` with ``behaviour``."""
+    out = LAYOUT + SPECIAL_LAYOUT if config.special_cards else LAYOUT
+    return out + BEHAVIOUR_LAYOUT if behaviour else out
 
 
-def obs_size(config: GameConfig) -> int:
-    """Length of ``config``'s observation vector: :data:`OBS_SIZE` (389), or :data:`SPECIAL_OBS_SIZE` (499)."""
-    return SPECIAL_OBS_SIZE if config.special_cards else OBS_SIZE
+def obs_size(config: GameConfig, behaviour: bool = False) -> int:
+    """Length of ``config``'s observation vector: :data:`OBS_SIZE` (389), or :data:`SPECIAL_OBS_SIZE` (499)
+    with special cards; :data:`BEHAVIOUR_SIZE` (56) more with ``behaviour``."""
+    base = SPECIAL_OBS_SIZE if config.special_cards else OBS_SIZE
+    return base + BEHAVIOUR_SIZE if behaviour else base
+
+
+def behaviour_slices(config: GameConfig) -> dict[str, slice]:
+    """Piece name -> slice of the :data:`BEHAVIOUR_LAYOUT` pieces in ``config``'s vector with ``behaviour``."""
+    return _offsets(BEHAVIOUR_LAYOUT, obs_size(config))
+
+
+_SIZES: dict[int, tuple[Piece, ...]] = {
+    OBS_SIZE: LAYOUT,
+    SPECIAL_OBS_SIZE: LAYOUT + SPECIAL_LAYOUT,
+    OBS_SIZE + BEHAVIOUR_SIZE: LAYOUT + BEHAVIOUR_LAYOUT,
+    SPECIAL_OBS_SIZE + BEHAVIOUR_SIZE: LAYOUT + SPECIAL_LAYOUT + BEHAVIOUR_LAYOUT,
+}
 
 
 def split(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """Named views into an observation of shape ``(..., OBS_SIZE)`` or ``(..., SPECIAL_OBS_SIZE)``;
-    ``seat_cards`` becomes ``(..., 7, 33)``."""
-    if obs.shape[-1] not in (OBS_SIZE, SPECIAL_OBS_SIZE):
-        raise ValueError(f"obs: expected last dimension {OBS_SIZE} or {SPECIAL_OBS_SIZE}, got shape {obs.shape}")
-    slices = SLICES if obs.shape[-1] == OBS_SIZE else SPECIAL_SLICES
+    """Named views into an observation of any of the four sizes (389, 499, 445, 555: with special cards,
+    with ``behaviour``, or both); ``seat_cards`` becomes ``(..., 7, 33)``."""
+    if obs.shape[-1] not in _SIZES:
+        raise ValueError(f"obs: expected last dimension one of {sorted(_SIZES)}, got shape {obs.shape}")
+    slices = _offsets(_SIZES[obs.shape[-1]])
     out = {name: obs[..., s] for name, s in slices.items()}
     out["seat_cards"] = out["seat_cards"].reshape(*obs.shape[:-1], MAX_PLAYERS, MAX_CARD_VALUES)
     return out
 
 
-def encode(view: SeatView, chip_memory: bool = False, out: np.ndarray | None = None) -> np.ndarray:
+def encode(
+    view: SeatView, chip_memory: bool = False, out: np.ndarray | None = None, behaviour: bool = False
+) -> np.ndarray:
     """Encode a seat view as the observation vector.
 
     Args:
         view: what the observing seat may know.
         chip_memory: fill opponents' chips from the public history (see module docstring).
-        out: optional float32 array of shape ``(obs_size(view.config),)`` to write into (it is zeroed first).
+        out: optional float32 array of shape ``(obs_size(view.config, behaviour),)`` to write into (it is
+            zeroed first).
+        behaviour: append :data:`BEHAVIOUR_LAYOUT` (every seat's public pass/take record of this deal).
 
     Returns:
-        np.ndarray, shape ``(obs_size(view.config),)``, float32: ``(OBS_SIZE,)`` laid out as :data:`LAYOUT`,
-        or with special cards ``(SPECIAL_OBS_SIZE,)`` with :data:`SPECIAL_LAYOUT` after it.
+        np.ndarray, shape ``(obs_size(view.config, behaviour),)``, float32: ``(OBS_SIZE,)`` laid out as
+        :data:`LAYOUT`, with special cards :data:`SPECIAL_LAYOUT` after it, and with ``behaviour``
+        :data:`BEHAVIOUR_LAYOUT` last.
+
+    Raises:
+        ValueError: for ``behaviour`` with a view that carries no record (built by hand).
     """
     if out is None:
-        out = np.zeros(obs_size(view.config), dtype=np.float32)
+        out = np.zeros(obs_size(view.config, behaviour), dtype=np.float32)
     else:
         out.fill(0.0)
     s = SLICES
@@ -220,7 +283,101 @@ def encode(view: SeatView, chip_memory: bool = False, out: np.ndarray | None = N
     out[s["deals_left"].start] = (view.num_deals - view.deal_index - 1) / DEALS_SCALE
     if view.config.special_cards:
         _encode_special(view, out)
+    if behaviour:
+        if len(view.behaviour) != n:
+            raise ValueError(f"view.behaviour: expected one record per seat ({n}), got {len(view.behaviour)}")
+        rec = np.array(view.behaviour, dtype=np.int64)[(me + np.arange(n)) % n]  # slot order
+        _put_behaviour(out[obs_size(view.config) :][None], rec[None], n)
     return out
+
+
+def encode_batch(view: BatchView, chip_memory: bool = False, behaviour: bool = False) -> np.ndarray:
+    """Encode a batch view (the batched engine's) as observation vectors, one per game.
+
+    Identical to :func:`encode` of each game's :class:`SeatView` with the same options (a test holds them
+    equal), also for the finished games of a :meth:`~nothanks_env.vector.VectorGame.final_view`: no face-up
+    card, no seat to act. The result is cached on ``view``; do not write into it.
+
+    Args:
+        view: what the acting seat of each of B games may know (a standard config: no special cards).
+        chip_memory: fill opponents' chips from the public history (see module docstring).
+        behaviour: append :data:`BEHAVIOUR_LAYOUT`.
+
+    Returns:
+        np.ndarray, float32, shape ``(B, obs_size(view.config, behaviour))``.
+
+    Raises:
+        ValueError: for ``behaviour`` with a view that carries no record (``view.behaviour`` is None).
+    """
+    key = (chip_memory, behaviour)
+    if key in view._obs_cache:
+        return view._obs_cache[key]
+    cfg = view.config
+    b, n, lo = len(view), cfg.num_players, cfg.lowest_card
+    nv = MAX_CARD_VALUES
+    s = SLICES
+    out = np.zeros((b, obs_size(cfg, behaviour)), dtype=np.float32)
+    rows = np.arange(b)
+    values = np.arange(lo, lo + nv, dtype=np.int64)
+    out[rows, s["face_up_card"].start + view.face_up - lo] = 1.0
+    out[:, s["pot"].start] = view.pot / CHIP_SCALE
+    out[:, s["own_chips"].start] = view.own_chips / CHIP_SCALE
+    out[:, s["must_take"].start] = view.own_chips == 0
+    out[:, s["cards_in_deck"].start] = view.cards_in_deck / DECK_SCALE
+    out[:, s["unseen"]] = (view.unseen[:, None] >> values) & 1
+    face_up_removed = np.zeros(nv, dtype=np.float32)
+    face_up_removed[[c - lo for c in cfg.removed_face_up]] = 1.0
+    out[:, s["removed_face_up"]] = face_up_removed
+    out[:, s["seat_present"].start : s["seat_present"].start + n] = 1.0
+    out[:, s["to_act"].start] = 1.0  # the viewer is always the seat to act, unless the game is over
+    if view.over is not None:
+        out[view.over, s["face_up_card"]] = 0.0
+        out[view.over, s["to_act"].start] = 0.0
+    order = (view.seat[:, None] + np.arange(n)) % n  # slot k -> absolute seat
+    cards = np.take_along_axis(view.cards, order, axis=1)
+    bits = (cards[:, :, None] >> values) & 1
+    sc = out[:, s["seat_cards"]].reshape(b, MAX_PLAYERS, nv)
+    sc[:, :n, :] = bits
+    out[:, s["seat_cards"]] = sc.reshape(b, -1)
+
+    def put(name: str, values_: np.ndarray) -> None:
+        out[:, s[name].start : s[name].start + n] = values_
+
+    put("seat_card_points", np.take_along_axis(view.card_points, order, axis=1) / POINT_SCALE)
+    chips = np.take_along_axis(view.known_chips(chip_memory), order, axis=1)
+    known = chips >= 0
+    put("seat_chips", np.where(known, chips, 0) / CHIP_SCALE)
+    put("seat_chips_known", known)
+    put("seat_take_delta", np.take_along_axis(view.take_delta, order, axis=1) / CARD_SCALE)
+    put("seat_match_penalty", np.take_along_axis(view.match_penalties, order, axis=1) / POINT_SCALE)
+    out[:, s["num_players"].start + n - MIN_PLAYERS] = 1.0
+    out[:, s["deals_left"].start] = view.deals_left / DEALS_SCALE
+    if behaviour:
+        if view.behaviour is None:
+            raise ValueError("view.behaviour: expected every seat's record (B, P, 6) for behaviour=True, got None")
+        rec = np.take_along_axis(view.behaviour, order[:, :, None], axis=1)
+        _put_behaviour(out[:, obs_size(cfg) :], rec, n)
+    view._obs_cache[key] = out
+    return out
+
+
+def _put_behaviour(out: np.ndarray, rec: np.ndarray, n: int) -> None:
+    """Write :data:`BEHAVIOUR_LAYOUT` into ``out`` float32 (B, BEHAVIOUR_SIZE) from records int64 (B, n, F)
+    already in slot order (slot 0 = the viewer)."""
+    s = _offsets(BEHAVIOUR_LAYOUT)
+    passes, takes = rec[:, :, 0], rec[:, :, 1]
+
+    def put(name: str, values: np.ndarray) -> None:
+        out[:, s[name].start : s[name].start + n] = values
+
+    put("seat_passes", passes / CHIP_SCALE)
+    put("seat_free_takes", takes / DECK_SCALE)
+    put("seat_took", takes > 0)
+    put("seat_take_cost_max", rec[:, :, 2] / CARD_SCALE)
+    put("seat_take_raw_max", rec[:, :, 3] / CARD_SCALE)
+    put("seat_passed", passes > 0)
+    put("seat_pass_cost_min", rec[:, :, 4] / CARD_SCALE)
+    put("seat_pass_raw_min", rec[:, :, 5] / CARD_SCALE)
 
 
 def _encode_special(view: SeatView, out: np.ndarray) -> None:

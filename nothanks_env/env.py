@@ -80,16 +80,19 @@ def state_layout(config: GameConfig) -> tuple[enc.Piece, ...]:
     return SPECIAL_STATE_LAYOUT if config.special_cards else STATE_LAYOUT
 
 
-def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds of every observation value under ``config``: (low, high), float32, shape (obs_size(config),).
+def observation_bounds(config: GameConfig, behaviour: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of every observation value under ``config``: (low, high), float32, shape
+    (obs_size(config, behaviour),).
 
     Every piece lies in [0, 1] except where ``config`` allows more, and the bounds never shrink below
     [0, 1]. Card points use an upper bound (the sum of the highest ``deck_size`` playable cards), not the
     exact maximum. Take deltas lie in [-highest_card, highest_card] / 35 (taking ``c`` next to ``c + 1``
-    saves ``c + 1``); match penalties in [-all chips, max card points] x num_deals / 100.
+    saves ``c + 1``); match penalties in [-all chips, max card points] x num_deals / 100. With ``behaviour``:
+    a seat passes at most every chip on every card (deck_size x all chips), and costs lie in
+    [-(highest_card + all chips), highest_card] / 35.
     """
     s = enc.SLICES
-    size = enc.obs_size(config)
+    size = enc.obs_size(config, behaviour)
     low = np.zeros(size, dtype=np.float32)
     high = np.ones(size, dtype=np.float32)
     chips = config.num_players * config.chips_per_player
@@ -104,6 +107,12 @@ def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
     low[s["seat_match_penalty"]] = -chips * config.num_deals / enc.POINT_SCALE
     high[s["seat_match_penalty"]] = max(1.0, max_points * config.num_deals / enc.POINT_SCALE)
     high[s["deals_left"]] = max(1.0, (config.num_deals - 1) / enc.DEALS_SCALE)
+    if behaviour:
+        b = enc.behaviour_slices(config)
+        high[b["seat_passes"]] = max(1.0, config.deck_size * chips / enc.CHIP_SCALE)
+        for name in ("seat_take_cost_max", "seat_take_raw_max", "seat_pass_cost_min", "seat_pass_raw_min"):
+            low[b[name]] = -(config.highest_card + chips) / enc.CARD_SCALE
+            high[b[name]] = max(1.0, config.highest_card / enc.CARD_SCALE)
     return low, high
 
 
@@ -256,6 +265,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
       ``removed_face_up``, ``starting_chips``, ``lowest_card``, ``highest_card``, ``num_deals``,
       ``starting_seat``, ``opponent_chips`` (``"hidden"`` / ``"visible"``).
     - ``chip_memory`` (bool): fill opponents' chips from the public history (see encoding).
+    - ``behaviour`` (bool): append every seat's public pass/take record of this deal
+      (``encoding.BEHAVIOUR_LAYOUT``, 56 values: 445 in all, 555 with special cards). Off by default.
     - ``reward`` (str): ``"win"``, ``"rank"`` or ``"penalty"``.
     - ``render_mode`` (str | None): ``"ansi"`` returns the table as a string, ``"human"`` prints it.
 
@@ -292,6 +303,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         config: GameConfig | None = None,
         *,
         chip_memory: bool = False,
+        behaviour: bool = False,
         reward: str = "win",
         render_mode: str | None = None,
         **rule_overrides: Any,
@@ -302,6 +314,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             preset,
             config,
             chip_memory=chip_memory,
+            behaviour=behaviour,
             reward=reward,
             render_mode=render_mode,
             **rule_overrides,
@@ -310,17 +323,20 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.config = resolve_config(num_players, preset, config, **rule_overrides)
         if not isinstance(chip_memory, bool):
             raise RuleError(f"chip_memory: expected True or False, got {chip_memory!r}")
+        if not isinstance(behaviour, bool):
+            raise RuleError(f"behaviour: expected True or False, got {behaviour!r}")
         if reward not in REWARD_MODES:
             raise RuleError(f"reward: expected one of {list(REWARD_MODES)}, got {reward!r}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise RuleError(f"render_mode: expected None or one of {list(RENDER_MODES)}, got {render_mode!r}")
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.reward_mode = reward
         self.render_mode = render_mode
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        low, high = observation_bounds(self.config)
+        low, high = observation_bounds(self.config, behaviour)
         na = self.config.num_actions
         self._special = bool(self.config.special_cards)
         self.observation_spaces = {
@@ -333,6 +349,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(na) for a in self.possible_agents}
+        low, high = observation_bounds(self.config)  # the state holds no behaviour pieces
         rest = sum(p.size for p in state_layout(self.config)) - len(low)
         self.state_space = spaces.Box(
             np.concatenate([low, np.zeros(rest, np.float32)]), np.concatenate([high, np.ones(rest, np.float32)])
@@ -409,14 +426,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (2,)}`` for ``agent``, fresh arrays
         (``(SPECIAL_OBS_SIZE,)`` and ``(125,)`` with special cards).
 
-        Equal to ``encoding.encode(game.seat_view(seat), chip_memory)`` and ``encoding.action_mask(...)``
-        (the tests hold them equal), from a table kept up to date move by move (:mod:`nothanks_env.observer`).
+        Equal to ``encoding.encode(game.seat_view(seat), chip_memory, behaviour=behaviour)`` and
+        ``encoding.action_mask(...)`` (the tests hold them equal), from a table kept up to date move by move
+        (:mod:`nothanks_env.observer`); with special cards or ``behaviour``, encoded afresh.
         """
         seat = self._seat[agent]
         game = self.game
-        if self._special:
+        if self._special or self.behaviour:
             view = game.seat_view(seat)
-            return {"observation": enc.encode(view, self.chip_memory), "action_mask": enc.action_mask(view)}
+            obs = enc.encode(view, self.chip_memory, behaviour=self.behaviour)
+            return {"observation": obs, "action_mask": enc.action_mask(view)}
         if game.is_over or seat != game.current_seat:
             mask = self._masks[0]
         else:

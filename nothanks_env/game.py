@@ -79,6 +79,28 @@ ACTION_PIECES: tuple[tuple[str, int], ...] = (
 ``BID0 + k`` (k chips, 0..55); ``value`` and ``delete`` are indexed by ``card - lowest_card``. Standard
 configs use only the first two (``Discrete(2)``)."""
 
+BEHAVIOUR_FIELDS: tuple[str, ...] = (
+    "passes",
+    "free_takes",
+    "take_cost_max",
+    "take_raw_max",
+    "pass_cost_min",
+    "pass_raw_min",
+)
+"""Each seat's public pass/take record of the current deal (:attr:`SeatView.behaviour`), in this order:
+
+- ``passes``: number of passes (chips).
+- ``free_takes``: number of takes made while holding chips (a seat at 0 chips has no choice).
+- ``take_cost_max``: the highest *cost* at which the seat took freely, where cost = the change in its card
+  points from the card (:func:`take_delta`, 0 under a pending delete) minus the pot, in penalty points;
+  0 while ``free_takes`` is 0.
+- ``take_raw_max``: the highest ``card - pot`` at which it took freely; 0 while ``free_takes`` is 0.
+- ``pass_cost_min``: the lowest cost at which it passed; 0 while ``passes`` is 0.
+- ``pass_raw_min``: the lowest ``card - pot`` at which it passed; 0 while ``passes`` is 0.
+
+Every input is public (cards held, the pot, whether a seat has chips follows from the public chip
+movements), so every seat sees the same record. Auction decisions are not counted."""
+
 
 def _action_starts() -> dict[str, int]:
     out, start = {}, 0
@@ -465,6 +487,10 @@ class SeatView:
         pending_delete: per seat, its next number card taken will be discarded.
         discarded: number cards discarded by delete this deal, ascending.
         unseen_special: special cards not yet turned face up (in the deck or removed; never told apart).
+
+    Public behaviour (every config):
+        behaviour: per seat, its pass/take record of this deal as ints in the order of
+            :data:`BEHAVIOUR_FIELDS` (``()`` only for views built by hand).
     """
 
     seat: int
@@ -495,6 +521,7 @@ class SeatView:
     pending_delete: tuple[bool, ...] = ()
     discarded: tuple[int, ...] = ()
     unseen_special: tuple[str, ...] = ()
+    behaviour: tuple[tuple[int, ...], ...] = ()
 
     @property
     def legal_actions(self) -> tuple[int, ...]:
@@ -590,6 +617,7 @@ class Game:
         self.removed_hidden = deal.removed_hidden
         self.chips = [cfg.chips_per_player] * n
         self.tracked = list(self.chips)
+        self.behaviour = [[0] * len(BEHAVIOUR_FIELDS) for _ in range(n)]
         self.cards = [0] * n  # bit masks of number cards held
         self.pot = 0
         self.current_seat = (self.first_seat + i) % n
@@ -670,12 +698,15 @@ class Game:
         if action == PASS:
             if self.chips[seat] == 0:
                 raise IllegalActionError(f"action: expected TAKE (1) because seat {seat} has 0 chips, got PASS (0)")
+            self._record(seat, PASS, card)
             self.history.append(HistoryEntry(self.deal_index, seat, PASS, card, self.pot))
             self.chips[seat] -= 1
             self.tracked[seat] -= 1
             self.pot += 1
             self.current_seat = (seat + 1) % self.config.num_players
             return False
+        if self.chips[seat] > 0:
+            self._record(seat, TAKE, card)
         self.history.append(HistoryEntry(self.deal_index, seat, TAKE, card, self.pot))
         self.chips[seat] += self.pot
         self.tracked[seat] += self.pot
@@ -687,6 +718,22 @@ class Game:
         self.pot = 0
         self.deck.pop(0)
         return self._turn_up(seat)
+
+    def _record(self, seat: int, action: int, card: int) -> None:
+        """Add a pass, or a take made with chips, to ``seat``'s :data:`BEHAVIOUR_FIELDS` record."""
+        rec = self.behaviour[seat]
+        cost = (0 if self.pending_delete[seat] else take_delta(self.scoring_mask(seat), card)) - self.pot
+        raw = card - self.pot
+        if action == PASS:
+            first = rec[0] == 0
+            rec[0] += 1
+            rec[4] = cost if first else min(rec[4], cost)
+            rec[5] = raw if first else min(rec[5], raw)
+        else:
+            first = rec[1] == 0
+            rec[1] += 1
+            rec[2] = cost if first else max(rec[2], cost)
+            rec[3] = raw if first else max(rec[3], raw)
 
     def _turn_up(self, seat: int) -> bool:
         """``seat`` turns the next card (if any) and acts on it; ends the deal after the last card."""
@@ -803,6 +850,7 @@ class Game:
             pending_delete=tuple(self.pending_delete) if special else (),
             discarded=tuple(sorted(self.discarded)),
             unseen_special=tuple(SPECIAL_NAMES[c] for c in cfg.special_ids if c in hidden),
+            behaviour=tuple(tuple(r) for r in self.behaviour),
         )
 
     def state(self) -> dict:

@@ -42,6 +42,7 @@ class ScalarLearnerTable:
         seat: draws the seats of new games (see :data:`nothanks_env.table.Seating`).
         seed: seeds :attr:`rng`, which draws every game's seed.
         chip_memory: how :meth:`observe` encodes the learner's view.
+        behaviour: append each seat's public pass/take record (:data:`nothanks_env.encoding.BEHAVIOUR_LAYOUT`).
         on_finish: called with each :class:`Finished` record as games end, before their rows are dealt again.
 
     Attributes:
@@ -59,6 +60,7 @@ class ScalarLearnerTable:
         seat: Seating,
         seed: int | None = None,
         chip_memory: bool = False,
+        behaviour: bool = False,
         on_finish: Callable[[Finished], None] | None = None,
     ) -> None:
         if num_games < 1:
@@ -69,6 +71,7 @@ class ScalarLearnerTable:
         self.num_games = num_games
         self.num_players = config.num_players
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.on_finish = on_finish
         self._policy, self._seat = policy, seat
         self.learner = np.zeros(num_games, dtype=np.int64)
@@ -110,9 +113,9 @@ class ScalarLearnerTable:
         """The learner's observation and legal actions in every game (each is at the learner's turn).
 
         Returns:
-            (obs, mask): float32 (B, obs_size(config)) and int8 (B, config.num_actions), 1 = legal.
+            (obs, mask): float32 (B, obs_size(config, behaviour)) and int8 (B, config.num_actions), 1 = legal.
         """
-        return self._encode(np.arange(self.num_games), self.learner)
+        return self._encode(np.arange(self.num_games), self.learner, self.chip_memory, self.behaviour)
 
     def new_games(self, mask: np.ndarray, *, learner: np.ndarray | None = None, opponents: np.ndarray | None = None):
         """Deal and seat new games in the rows ``mask`` selects (bool (B,)); fixed seats replace the draw."""
@@ -143,12 +146,9 @@ class ScalarLearnerTable:
                 rows = np.flatnonzero(ids == member)
                 pol = self._policy(member)
                 act_observation = getattr(pol, "act_observation", None)
-                if act_observation is not None:
-                    saved, self.chip_memory = self.chip_memory, bool(getattr(pol, "chip_memory", False))
-                    try:
-                        obs, mask = self._encode(idx[rows], seats[idx[rows]])
-                    finally:
-                        self.chip_memory = saved
+                if act_observation is not None:  # encoded as that network was trained
+                    memory, record = bool(getattr(pol, "chip_memory", False)), bool(getattr(pol, "behaviour", False))
+                    obs, mask = self._encode(idx[rows], seats[idx[rows]], memory, record)
                     acts[rows] = act_observation(obs, mask)
                 else:
                     for r in rows.tolist():
@@ -164,12 +164,14 @@ class ScalarLearnerTable:
         found, self._found = self._found, []
         return Finished.concat(found, self.num_players)
 
-    def _encode(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        obs = np.zeros((len(rows), enc.obs_size(self.config)), dtype=np.float32)
+    def _encode(
+        self, rows: np.ndarray, seats: np.ndarray, chip_memory: bool, behaviour: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.zeros((len(rows), enc.obs_size(self.config, behaviour)), dtype=np.float32)
         mask = np.zeros((len(rows), self.config.num_actions), dtype=np.int8)
         for k, (i, s) in enumerate(zip(rows.tolist(), seats.tolist())):
             view = self.games[i].seat_view(s)
-            enc.encode(view, self.chip_memory, out=obs[k])
+            enc.encode(view, chip_memory, out=obs[k], behaviour=behaviour)
             mask[k, list(view.legal_actions)] = 1
         return obs, mask
 

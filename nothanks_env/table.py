@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nothanks_env.encoding import encode_batch
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.vector import VectorGame
@@ -91,13 +92,15 @@ class LearnerTable:
         config: the rules: single deals or matches (a game ends, and is recorded, at the match end).
         num_games: games ``B`` >= 1.
         policy: resolves an opponent id to its policy. A policy that also offers ``act_observation(obs,
-            mask)`` and a ``chip_memory`` attribute (a trained network) gets the round's observations,
-            encoded once per round for all such policies, instead of a view.
+            mask)`` and ``chip_memory`` / ``behaviour`` attributes (a trained network) gets the round's
+            observations, encoded once per round and per encoding for all such policies, instead of a view.
         seat: draws the seats of new games (see :data:`Seating`).
         deal: draws the deals of new games (see :data:`Dealing`); default: the engine's RNG, seeded by
             ``seed``.
         seed: seeds the engine's RNG.
         chip_memory: how :meth:`observe` and the final observations encode the learner's view.
+        behaviour: append each seat's public pass/take record (:data:`nothanks_env.encoding.BEHAVIOUR_LAYOUT`)
+            to the learner's observations.
         final_observations: record the learner's final observation of each finished game.
         on_finish: called with each :class:`Finished` record as games end, before their rows are dealt
             again (so it sees the finish before the new seats are drawn).
@@ -121,6 +124,7 @@ class LearnerTable:
         deal: Dealing | None = None,
         seed: int | None = None,
         chip_memory: bool = False,
+        behaviour: bool = False,
         final_observations: bool = False,
         on_finish: Callable[[Finished], None] | None = None,
     ) -> None:
@@ -128,6 +132,7 @@ class LearnerTable:
         self.num_games = num_games
         self.num_players = config.num_players
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.final_observations = final_observations
         self.on_finish = on_finish
         self._policy, self._seat, self._deal = policy, seat, deal
@@ -173,11 +178,12 @@ class LearnerTable:
         """The learner's observation and legal actions in every game (each is at the learner's turn).
 
         Returns:
-            (obs, mask): float32 (B, OBS_SIZE) laid out as :data:`nothanks_env.encoding.LAYOUT` with
-            :attr:`chip_memory`, and int8 (B, 2), 1 = legal, [PASS, TAKE].
+            (obs, mask): float32 (B, obs_size) laid out as :data:`nothanks_env.encoding.LAYOUT` with
+            :attr:`chip_memory` (and :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` after it with
+            :attr:`behaviour`), and int8 (B, 2), 1 = legal, [PASS, TAKE].
         """
         view = self.game.view()
-        return view.observation(self.chip_memory), view.action_mask()
+        return encode_batch(view, self.chip_memory, self.behaviour), view.action_mask()
 
     # ---------------------------------------------------------------- lower level
     def new_games(
@@ -234,7 +240,9 @@ class LearnerTable:
                 act_observation = getattr(pol, "act_observation", None)
                 if act_observation is not None:  # encoded once per round for every such policy
                     mask = view.action_mask() if mask is None else mask
-                    obs = view.observation(bool(getattr(pol, "chip_memory", False)))
+                    obs = encode_batch(
+                        view, bool(getattr(pol, "chip_memory", False)), bool(getattr(pol, "behaviour", False))
+                    )
                     acts[rows] = act_observation(obs[rows], mask[rows])
                 else:
                     acts[rows] = pol.act_batch(view.take(rows))
@@ -258,7 +266,7 @@ class LearnerTable:
                 turns=self.turns[rows].copy(),
                 started=self.started[rows].copy(),
                 observation=(
-                    self.game.final_view(rows, self.learner[rows]).observation(self.chip_memory)
+                    encode_batch(self.game.final_view(rows, self.learner[rows]), self.chip_memory, self.behaviour)
                     if self.final_observations
                     else None
                 ),

@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nothanks_env import encoding as enc
 from nothanks_env.game import (
-    MAX_PLAYERS,
+    BEHAVIOUR_FIELDS,
     MIN_PLAYERS,
     PASS,
     TAKE,
@@ -116,7 +115,7 @@ class BatchView:
         own_chips: int64 (B,).
         chips: int64 (B, P), every seat's chips as a perfect-memory player knows them from the public
             history (equal to the true counts). Policies that must not use that memory read
-            :meth:`known_chips` instead; :meth:`observation` does so by default.
+            :meth:`known_chips` instead; :func:`nothanks_env.encoding.encode_batch` does so by default.
         cards: int64 (B, P), every seat's cards as bit masks.
         card_points: int64 (B, P), every seat's card points.
         take_delta: int64 (B, P), every seat's card-point change if it took ``face_up``.
@@ -127,6 +126,10 @@ class BatchView:
         deals_left: int64 (B,), deals after this one.
         over: optional bool (B,): games that are over (set only by :meth:`VectorGame.final_view`, whose
             viewers are not to act; policies never receive such a view). ``None``: no game is over.
+        behaviour: int64 (B, P, len(BEHAVIOUR_FIELDS)), every seat's public pass/take record of this deal
+            (:data:`nothanks_env.game.BEHAVIOUR_FIELDS`); ``None`` only for views built by hand.
+
+    Observations are :func:`nothanks_env.encoding.encode_batch` of a view (cached on the view).
     """
 
     config: GameConfig
@@ -143,6 +146,7 @@ class BatchView:
     match_penalties: np.ndarray
     deals_left: np.ndarray
     over: np.ndarray | None = None
+    behaviour: np.ndarray | None = None
     _obs_cache: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -177,6 +181,7 @@ class BatchView:
             unseen=np.array([sum(1 << c for c in view.unseen)], dtype=np.int64),
             match_penalties=np.array([view.match_penalties], dtype=np.int64),
             deals_left=np.array([view.num_deals - view.deal_index - 1], dtype=np.int64),
+            behaviour=np.array([view.behaviour], dtype=np.int64).reshape(1, view.num_players, len(BEHAVIOUR_FIELDS)),
         )
 
     @staticmethod
@@ -216,6 +221,7 @@ class BatchView:
             card_points=per_seat[2],
             take_delta=per_seat[3],
             match_penalties=per_seat[4],
+            behaviour=np.array([game.behaviour], dtype=np.int64),
         )
 
     def take(self, rows: np.ndarray | slice) -> BatchView:
@@ -238,6 +244,7 @@ class BatchView:
             match_penalties=self.match_penalties[rows],
             deals_left=self.deals_left[rows],
             over=None if self.over is None else self.over[rows],
+            behaviour=None if self.behaviour is None else self.behaviour[rows],
             _obs_cache={k: v[rows] for k, v in self._obs_cache.items()},
         )
 
@@ -255,59 +262,6 @@ class BatchView:
         out = np.full_like(self.chips, -1)
         rows = np.arange(len(self))
         out[rows, self.seat] = self.chips[rows, self.seat]
-        return out
-
-    def observation(self, chip_memory: bool = False) -> np.ndarray:
-        """The observation vectors: float32, shape (B, OBS_SIZE), laid out as :data:`encoding.LAYOUT`.
-
-        Identical to :func:`encoding.encode` of each game's :class:`SeatView` with the same ``chip_memory``
-        (a test holds them equal), also for the finished games of a :meth:`VectorGame.final_view`: no
-        face-up card, no seat to act.
-        """
-        if chip_memory in self._obs_cache:
-            return self._obs_cache[chip_memory]
-        cfg = self.config
-        b, n, lo = len(self), cfg.num_players, cfg.lowest_card
-        nv = enc.MAX_CARD_VALUES
-        s = enc.SLICES
-        out = np.zeros((b, enc.OBS_SIZE), dtype=np.float32)
-        rows = np.arange(b)
-        values = np.arange(lo, lo + nv, dtype=np.int64)
-        out[rows, s["face_up_card"].start + self.face_up - lo] = 1.0
-        out[:, s["pot"].start] = self.pot / enc.CHIP_SCALE
-        out[:, s["own_chips"].start] = self.own_chips / enc.CHIP_SCALE
-        out[:, s["must_take"].start] = self.own_chips == 0
-        out[:, s["cards_in_deck"].start] = self.cards_in_deck / enc.DECK_SCALE
-        out[:, s["unseen"]] = (self.unseen[:, None] >> values) & 1
-        face_up_removed = np.zeros(nv, dtype=np.float32)
-        face_up_removed[[c - lo for c in cfg.removed_face_up]] = 1.0
-        out[:, s["removed_face_up"]] = face_up_removed
-        out[:, s["seat_present"].start : s["seat_present"].start + n] = 1.0
-        out[:, s["to_act"].start] = 1.0  # the viewer is always the seat to act, unless the game is over
-        if self.over is not None:
-            out[self.over, s["face_up_card"]] = 0.0
-            out[self.over, s["to_act"].start] = 0.0
-        order = (self.seat[:, None] + np.arange(n)) % n  # slot k -> absolute seat
-        cards = np.take_along_axis(self.cards, order, axis=1)
-        bits = (cards[:, :, None] >> values) & 1
-        sc = out[:, s["seat_cards"]].reshape(b, MAX_PLAYERS, nv)
-        sc[:, :n, :] = bits
-        out[:, s["seat_cards"]] = sc.reshape(b, -1)
-        k0 = slice(0, n)
-
-        def put(name: str, values_: np.ndarray) -> None:
-            out[:, s[name].start + k0.start : s[name].start + k0.stop] = values_
-
-        put("seat_card_points", np.take_along_axis(self.card_points, order, axis=1) / enc.POINT_SCALE)
-        chips = np.take_along_axis(self.known_chips(chip_memory), order, axis=1)
-        known = chips >= 0
-        put("seat_chips", np.where(known, chips, 0) / enc.CHIP_SCALE)
-        put("seat_chips_known", known)
-        put("seat_take_delta", np.take_along_axis(self.take_delta, order, axis=1) / enc.CARD_SCALE)
-        put("seat_match_penalty", np.take_along_axis(self.match_penalties, order, axis=1) / enc.POINT_SCALE)
-        out[:, s["num_players"].start + n - MIN_PLAYERS] = 1.0
-        out[:, s["deals_left"].start] = self.deals_left / enc.DEALS_SCALE
-        self._obs_cache[chip_memory] = out
         return out
 
 
@@ -354,6 +308,7 @@ class VectorGame:
         self.cards = np.zeros((b, p), dtype=np.int64)
         self.card_points = np.zeros((b, p), dtype=np.int64)
         self.chips = np.zeros((b, p), dtype=np.int64)
+        self.behaviour = np.zeros((b, p, len(BEHAVIOUR_FIELDS)), dtype=np.int64)
         self.pot = np.zeros(b, dtype=np.int64)
         self.seat = np.zeros(b, dtype=np.int64)
         self.first_seat = np.zeros(b, dtype=np.int64)
@@ -421,6 +376,7 @@ class VectorGame:
         self.cards[idx] = 0
         self.card_points[idx] = 0
         self.chips[idx] = cfg.chips_per_player
+        self.behaviour[idx] = 0
         self.pot[idx] = 0
         self.seat[idx] = (self.first_seat[idx] + d) % cfg.num_players
 
@@ -471,6 +427,7 @@ class VectorGame:
             i = int(np.flatnonzero(passing & (own == 0))[0])
             raise IllegalActionError(f"actions[{i}]: expected TAKE (1) because seat {seat[i]} has 0 chips, got PASS")
         taking = live & (actions == TAKE)
+        self._record(np.flatnonzero(passing | (taking & (own > 0))), passing)
         p = np.flatnonzero(passing)
         self.chips[p, seat[p]] -= 1
         self.pot[p] += 1
@@ -496,6 +453,33 @@ class VectorGame:
                 deal_over[more] = False
         self.done |= deal_over
         return deal_over
+
+    def _record(self, rows: np.ndarray, passing: np.ndarray) -> None:
+        """Add the decisions of games ``rows`` (passes, and takes made with chips) to the acting seats'
+        :data:`~nothanks_env.game.BEHAVIOUR_FIELDS` records, before the state changes."""
+        if not len(rows):
+            return
+        seat = self.seat[rows]
+        card = self.deck[rows, self.pos[rows]]
+        pot = self.pot[rows]
+        cost = take_delta(self.cards[rows, seat][:, None], card)[:, 0] - pot
+        raw = card - pot
+        rec = self.behaviour[rows, seat]  # (m, F) copy
+        is_pass = passing[rows]
+        count = np.where(is_pass, rec[:, 0], rec[:, 1])
+        first = count == 0
+        # passes keep minima in columns 4-5, free takes maxima in columns 2-3
+        lo_cost = np.where(first, cost, np.minimum(rec[:, 4], cost))
+        lo_raw = np.where(first, raw, np.minimum(rec[:, 5], raw))
+        hi_cost = np.where(first, cost, np.maximum(rec[:, 2], cost))
+        hi_raw = np.where(first, raw, np.maximum(rec[:, 3], raw))
+        rec[:, 0] += is_pass
+        rec[:, 1] += ~is_pass
+        rec[:, 4] = np.where(is_pass, lo_cost, rec[:, 4])
+        rec[:, 5] = np.where(is_pass, lo_raw, rec[:, 5])
+        rec[:, 2] = np.where(is_pass, rec[:, 2], hi_cost)
+        rec[:, 3] = np.where(is_pass, rec[:, 3], hi_raw)
+        self.behaviour[rows, seat] = rec
 
     def penalties(self) -> np.ndarray:
         """int64 (B, P): every seat's penalty in the current (or, once done, last) deal: card points minus
@@ -527,12 +511,13 @@ class VectorGame:
             unseen=unseen,
             match_penalties=self.match_penalties[idx],
             deals_left=self.config.num_deals - 1 - self.deal_index[idx],
+            behaviour=self.behaviour[idx],
         )
 
     def final_view(self, idx: np.ndarray, seats: np.ndarray) -> BatchView:
         """What seat ``seats[j]`` of finished game ``idx[j]`` sees at the end (for terminal observations).
 
-        Its :meth:`BatchView.observation` equals :func:`encoding.encode` of the scalar engine's final
+        Its :func:`~nothanks_env.encoding.encode_batch` equals :func:`encoding.encode` of the scalar engine's final
         :class:`SeatView`: no face-up card, no seat to act, no take deltas, the hidden removals still
         unseen, and the final penalties as ``match_penalties``.
 
@@ -564,6 +549,7 @@ class VectorGame:
             match_penalties=self.match_penalties[idx],
             deals_left=np.zeros(n, dtype=np.int64),
             over=np.ones(n, dtype=bool),
+            behaviour=self.behaviour[idx],
         )
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from nothanks_env import encoding as enc
 from nothanks_env.game import GameConfig
 from nothanks_env.vector import VectorGame
 from training import checkpoints as ckpt
@@ -53,7 +54,7 @@ def test_checkpoint_policy_acts_as_the_trained_sb3_policy(tmp_path, chip_memory)
     policy = load_checkpoint_policy(path)
     assert policy.chip_memory is chip_memory and policy.name == "c"
     view = views()
-    obs, mask = view.observation(chip_memory), view.action_mask().astype(bool)
+    obs, mask = enc.encode_batch(view, chip_memory), view.action_mask().astype(bool)
     expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
     np.testing.assert_array_equal(policy.act_batch(view), expected)
     assert (policy.act_batch(view)[mask[:, 0] == 0] == 1).all()  # never PASS at 0 chips
@@ -221,7 +222,7 @@ def test_nan_logits_fail_clearly_and_sampling_stays_legal():
         MLPPolicy({**w, "layers.0.bias": torch.full_like(w["layers.0.bias"], float("nan"))})
     v = views(64)
     mask = v.action_mask()
-    obs = v.observation(True)
+    obs = enc.encode_batch(v, True)
     sampler = MLPPolicy(w, activation="tanh", deterministic=False, seed=0)
     sampler.net[0].bias.data[:] = float("nan")  # weights gone bad after loading (e.g. a diverged update)
     with pytest.raises(ValueError, match=r"expected finite logits, got NaN or inf for 64 of 64 observations"):

@@ -311,6 +311,7 @@ def hidden_variant(deck: tuple[int, ...], hidden: tuple[int, ...], keep: int, rn
         {"num_players": 3},
         {"num_players": 5, "opponent_chips": "visible"},
         {"num_players": 7, "chip_memory": True},
+        {"num_players": 4, "chip_memory": True, "behaviour": True},
         {"preset": "open_removed"},
         {"preset": "six_player_one_removed"},
     ],
@@ -495,8 +496,10 @@ def parse_rst_tables(doc: str) -> list[list[tuple[str, int]]]:
 
 
 def test_layout_docstring_table_and_space_agree():
-    table, special = parse_rst_tables(encoding.__doc__)
+    table, special, behaviour = parse_rst_tables(encoding.__doc__)
     assert special == [(p.name, p.size) for p in encoding.SPECIAL_LAYOUT]
+    assert behaviour == [(p.name, p.size) for p in encoding.BEHAVIOUR_LAYOUT]
+    assert sum(size for _, size in behaviour) == encoding.BEHAVIOUR_SIZE == 56
     assert table == [(p.name, p.size) for p in encoding.LAYOUT]
     assert sum(size for _, size in table) == encoding.OBS_SIZE
     space = nothanks_v0.raw_env(num_players=7).observation_space("player_0")

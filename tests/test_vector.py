@@ -24,8 +24,8 @@ CONFIGS = [
 @pytest.mark.parametrize(
     "cfg", CONFIGS, ids=lambda c: f"p{c.num_players}-{c.lowest_card}-{c.highest_card}-d{c.num_deals}"
 )
-@pytest.mark.parametrize("chip_memory", [False, True])
-def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory):
+@pytest.mark.parametrize("chip_memory, behaviour", [(False, False), (True, False), (True, True)])
+def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory, behaviour):
     b = 16
     vg = VectorGame(cfg, b, seed=3)
     games = []
@@ -40,13 +40,16 @@ def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory):
     while not vg.done.all():
         live = np.flatnonzero(~vg.done)
         view = vg.view(live)
-        obs = view.observation(chip_memory)
+        obs = enc.encode_batch(view, chip_memory, behaviour)
+        assert obs.shape == (len(live), enc.obs_size(cfg, behaviour))
         mask = view.action_mask()
         for j, i in enumerate(live):
             sv = games[i].seat_view(games[i].current_seat)
-            np.testing.assert_array_equal(obs[j], enc.encode(sv, chip_memory=chip_memory))
+            np.testing.assert_array_equal(obs[j], enc.encode(sv, chip_memory=chip_memory, behaviour=behaviour))
             np.testing.assert_array_equal(mask[j], enc.action_mask(sv))
-            np.testing.assert_array_equal(BatchView.from_seat_view(sv).observation(chip_memory)[0], obs[j])
+            np.testing.assert_array_equal(
+                enc.encode_batch(BatchView.from_seat_view(sv), chip_memory, behaviour)[0], obs[j]
+            )
             from_game, from_view = BatchView.from_game(games[i]), BatchView.from_seat_view(sv)
             for f in fields(BatchView):
                 if f.name not in ("config", "over", "_obs_cache"):
@@ -67,9 +70,10 @@ def test_vector_matches_scalar_engine_and_encoder(cfg, chip_memory):
         assert list(vg.chips[i]) == g.chips
     assert steps >= b * cfg.deck_size * cfg.num_deals
     for seat in range(cfg.num_players):  # the end of the game, from every seat: the terminal observations
-        final = vg.final_view(np.arange(b), np.full(b, seat)).observation(chip_memory)
+        final = enc.encode_batch(vg.final_view(np.arange(b), np.full(b, seat)), chip_memory, behaviour)
         for i, g in enumerate(games):
-            np.testing.assert_array_equal(final[i], enc.encode(g.seat_view(seat), chip_memory=chip_memory))
+            want = enc.encode(g.seat_view(seat), chip_memory=chip_memory, behaviour=behaviour)
+            np.testing.assert_array_equal(final[i], want)
     with pytest.raises(RuleError, match="idx: expected finished games, got unfinished game 0"):
         VectorGame(cfg, 2, seed=0).final_view(np.array([0]), np.array([0]))
 

@@ -33,7 +33,7 @@ that the env's own cost shows), next to the AEC env, one process: ``aec_env`` de
   ``step()`` per decision, the PettingZoo loop of a real agent.
 - ``seat_view+encode``: ``encoding.encode(game.seat_view(seat))``, the reference observation path, per call.
 - ``encode``: ``encoding.encode(view)`` alone on prepared seat views, per call.
-- ``vector_encode``: ``VectorGame.view().observation()`` on a batch of 1024 games, per observation.
+- ``vector_encode``: ``encoding.encode_batch(VectorGame.view())`` on a batch of 1024 games, per observation.
 
 ``--preset NAME`` runs the levels on that variant (default ``standard``). With special cards (``wildcards``)
 random legal play draws uniformly among the legal ids of each phase (offers, bids, drops, choices), so
@@ -124,7 +124,7 @@ def vector_engine_rate(
 def vector_encode_rate(
     num_players: int, seconds: float, clock: Clock = time.perf_counter, preset: str = "standard"
 ) -> float:
-    """Observations/s of ``VectorGame.view().observation()`` on :data:`VECTOR_BATCH` games mid-deal."""
+    """Observations/s of ``encoding.encode_batch(VectorGame.view())`` on :data:`VECTOR_BATCH` games mid-deal."""
     config = _config(num_players, preset)
     if config.special_cards:
         return float("nan")
@@ -137,7 +137,7 @@ def vector_encode_rate(
     calls = 0
     start = clock()
     while clock() - start < seconds:
-        vg.view().observation()
+        encoding.encode_batch(vg.view())
         calls += VECTOR_BATCH
     return calls / (clock() - start)
 

@@ -68,17 +68,19 @@ class CheckpointError(ValueError):
     """A checkpoint that is incomplete, corrupted or made for another observation layout."""
 
 
-def observation_layout(special: bool = False) -> list[list[Any]]:
-    """The current layout as ``[[piece name, size], ...]`` (stored in metadata, checked on load); with
-    ``special`` the layout of configs with special cards (:data:`~nothanks_env.encoding.SPECIAL_LAYOUT` after it)."""
-    return [[p.name, p.size] for p in (enc.LAYOUT + enc.SPECIAL_LAYOUT if special else enc.LAYOUT)]
+def observation_layout(behaviour: bool = False, special: bool = False) -> list[list[Any]]:
+    """The current layout as ``[[piece name, size], ...]`` (stored in metadata, checked on load): with
+    ``special`` the :data:`~nothanks_env.encoding.SPECIAL_LAYOUT` pieces follow the standard ones (configs
+    with special cards), and with ``behaviour`` the :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` pieces last."""
+    pieces = enc.LAYOUT + (enc.SPECIAL_LAYOUT if special else ()) + (enc.BEHAVIOUR_LAYOUT if behaviour else ())
+    return [[p.name, p.size] for p in pieces]
 
 
-NETWORK_SIZES: dict[bool, tuple[int, int]] = {
-    False: (enc.OBS_SIZE, 2),
-    True: (enc.SPECIAL_OBS_SIZE, NUM_SPECIAL_ACTIONS),
-}
-"""(inputs, outputs) of a network for the standard game (False) and for configs with special cards (True)."""
+def network_sizes(special: bool, behaviour: bool = False) -> tuple[int, int]:
+    """(inputs, outputs) of a network: 389 inputs and 2 actions for the standard game, 499 and 125 with
+    special cards (``wildcards``); :data:`~nothanks_env.encoding.BEHAVIOUR_SIZE` (56) more inputs with ``behaviour``."""
+    inputs = (enc.SPECIAL_OBS_SIZE if special else enc.OBS_SIZE) + (enc.BEHAVIOUR_SIZE if behaviour else 0)
+    return inputs, NUM_SPECIAL_ACTIONS if special else 2
 
 
 def package_versions() -> dict[str, str]:
@@ -104,7 +106,7 @@ class MLPPolicy(Policy):
     Standard networks take the 389-value observation and give 2 logits (PASS, TAKE); networks for the
     house special cards (``wildcards``) take the 499-value one and give 125 (:data:`nothanks_env.game.ACTION_PIECES`),
     play through :meth:`act_special` (one seat view of the scalar engine) and :meth:`act_observation`, and
-    set :attr:`plays_special_cards`. The weights' shapes decide which (:data:`NETWORK_SIZES`).
+    set :attr:`plays_special_cards`. The weights' shapes decide which (:func:`network_sizes`).
 
     The same network as the actor of SB3's ``MaskableActorCriticPolicy`` with ``net_arch=pi``; its
     weights are copied from there by :func:`actor_weights`.
@@ -114,6 +116,8 @@ class MLPPolicy(Policy):
         activation: ``"relu"`` or ``"tanh"`` between hidden layers.
         chip_memory: encode observations with every seat's chips (see :mod:`nothanks_env.encoding`); must
             match how the weights were trained.
+        behaviour: append every seat's public pass/take record (``encoding.BEHAVIOUR_LAYOUT``): inputs
+            ``OBS_SIZE + BEHAVIOUR_SIZE`` (445) instead of ``OBS_SIZE`` (389); must match the weights.
         deterministic: argmax over legal logits (default); else sample from the masked softmax.
         seed: seeds sampling.
         name: display name.
@@ -131,6 +135,7 @@ class MLPPolicy(Policy):
         *,
         activation: str = "relu",
         chip_memory: bool = True,
+        behaviour: bool = False,
         deterministic: bool = True,
         seed: int | None = None,
         name: str = "mlp",
@@ -140,6 +145,7 @@ class MLPPolicy(Policy):
         self.name = name
         self.player_counts: tuple[int, ...] | None = tuple(int(n) for n in player_counts) if player_counts else None
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.deterministic = deterministic
         self.activation = activation
         n = len(weights) // 2
@@ -162,13 +168,14 @@ class MLPPolicy(Policy):
                 lin.weight.copy_(weights[f"layers.{i}.weight"])
                 lin.bias.copy_(weights[f"layers.{i}.bias"])
         sizes = (linears[0].in_features, linears[-1].out_features)
-        if sizes not in NETWORK_SIZES.values():
+        if sizes not in (network_sizes(False, behaviour), network_sizes(True, behaviour)):
+            (a, b), (c, d) = network_sizes(False, behaviour), network_sizes(True, behaviour)
             raise CheckpointError(
-                f"weights: expected {enc.OBS_SIZE} inputs and 2 outputs (standard game) or "
-                f"{enc.SPECIAL_OBS_SIZE} and {NUM_SPECIAL_ACTIONS} (special cards), got {sizes[0]} and {sizes[1]}"
+                f"weights: expected {a} inputs and {b} outputs (standard game) or {c} and {d} (special cards)"
+                f"{' with behaviour on' if behaviour else ''}, got {sizes[0]} and {sizes[1]}"
             )
         self.obs_size, self.num_actions = sizes
-        self.plays_special_cards = sizes == NETWORK_SIZES[True]
+        self.plays_special_cards = sizes == network_sizes(True, behaviour)
         bad = [k for k, v in weights.items() if not bool(torch.isfinite(v).all())]
         if bad:
             raise CheckpointError(f"weights: expected finite numbers, got NaN or inf in {sorted(bad)}")
@@ -215,7 +222,7 @@ class MLPPolicy(Policy):
                 f"policy {self.name!r}: expected a table with special cards (it was trained on {NUM_SPECIAL_ACTIONS} "
                 "actions), got a standard one (pass/take only)"
             )
-        return self.act_observation(view.observation(self.chip_memory), view.action_mask())
+        return self.act_observation(enc.encode_batch(view, self.chip_memory, self.behaviour), view.action_mask())
 
     def act_special(self, view: SeatView) -> int:
         """Action id for one seat view of a config with special cards (the viewer is to act); always legal.
@@ -227,7 +234,7 @@ class MLPPolicy(Policy):
         self._check_table(view.config)
         if not self.plays_special_cards:
             raise ValueError(f"policy {self.name!r}: expected a network for special cards, got one with 2 actions")
-        obs = enc.encode(view, self.chip_memory)[None]
+        obs = enc.encode(view, self.chip_memory, behaviour=self.behaviour)[None]
         return int(self.act_observation(obs, enc.action_mask(view)[None])[0])
 
     def _check_table(self, config: Any) -> None:
@@ -273,9 +280,10 @@ class MLPPolicy(Policy):
         the argmax of these probabilities.
         """
         if self.plays_special_cards:
-            return self.probabilities(enc.encode(view, self.chip_memory)[None], enc.action_mask(view)[None])[0]
+            obs = enc.encode(view, self.chip_memory, behaviour=self.behaviour)[None]
+            return self.probabilities(obs, enc.action_mask(view)[None])[0]
         batch = BatchView.from_seat_view(view)
-        return self.probabilities(batch.observation(self.chip_memory), batch.action_mask())[0]
+        return self.probabilities(enc.encode_batch(batch, self.chip_memory, self.behaviour), batch.action_mask())[0]
 
     def weights(self) -> dict[str, torch.Tensor]:
         """The weights in the ``layers.{i}`` naming, contiguous CPU float32 copies."""
@@ -406,9 +414,9 @@ def save_checkpoint(
     meta.update(
         format=FORMAT_VERSION,
         env_version=ENV_VERSION,
-        obs_size=NETWORK_SIZES[special][0],
-        num_actions=NETWORK_SIZES[special][1],
-        observation_layout=observation_layout(special),
+        obs_size=network_sizes(special, bool(metadata.get("behaviour")))[0],
+        num_actions=network_sizes(special)[1],
+        observation_layout=observation_layout(bool(metadata.get("behaviour")), special),
         package_versions=package_versions(),
         files={f: _sha256(tmp / f) for f in files},
     )
@@ -533,11 +541,14 @@ def verify_checkpoint(path: str | Path) -> dict[str, Any]:
             raise CheckpointError(
                 f"checkpoint {p}: {f} is corrupted (SHA-256 expected {digest[:12]}..., got {got[:12]}...)"
             )
+    behaviour = meta.get("behaviour", False)
+    if not isinstance(behaviour, bool):
+        raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: behaviour: expected true or false, got {behaviour!r}")
     special = meta.get("num_actions") == NUM_SPECIAL_ACTIONS  # absent before special cards: a standard one
-    if meta["observation_layout"] != observation_layout(special):
+    if meta["observation_layout"] != observation_layout(behaviour, special):
         raise CheckpointError(
             f"checkpoint {p}: trained for observation layout {meta['observation_layout']}, "
-            f"this package encodes {observation_layout(special)}"
+            f"this package encodes {observation_layout(behaviour, special)}"
         )
     return meta
 
@@ -554,7 +565,8 @@ def load_checkpoint_policy(
         name: display name; default the shipped name or the directory name.
 
     Returns:
-        An :class:`MLPPolicy` that encodes observations as it was trained (``chip_memory`` from metadata),
+        An :class:`MLPPolicy` that encodes observations as it was trained (``chip_memory`` and
+        ``behaviour`` from metadata; ``behaviour`` absent means off),
         with a ``num_players`` attribute when it was trained at one table size.
 
     Raises:
@@ -575,6 +587,7 @@ def load_checkpoint_policy(
         weights,
         activation=meta["activation"],
         chip_memory=bool(meta["chip_memory"]),
+        behaviour=bool(meta.get("behaviour", False)),
         deterministic=deterministic,
         seed=seed,
         name=label,

@@ -177,6 +177,11 @@ class EnvSection(_Section):
         True,
         description="learner (and its snapshots) see every seat's chips, rebuilt from the public history",
     )
+    behaviour: Bool = Field(
+        False,
+        description="append every seat's public pass/take record of the deal to the learner's (and its "
+        "snapshots') observation (nothanks_env.encoding.BEHAVIOUR_LAYOUT: 445 inputs instead of 389)",
+    )
     reward: Literal["win", "penalty_diff"] = Field(
         "win",
         description="win: the learner's win share (1, 1/k on a k-way tie, else 0), paid when its game ends. "

@@ -52,6 +52,7 @@ RESUME_FIXED: tuple[str, ...] = (
     "game",
     "env.games_per_count",
     "env.chip_memory",
+    "env.behaviour",
     "ppo.net_arch",
     "ppo.activation",
 )
@@ -83,6 +84,7 @@ def make_pool(cfg: Config):
         beaten_at=cfg.pool.league.beaten_at,
         homogeneous=cfg.pool.homogeneous,
         chip_memory=cfg.env.chip_memory,
+        behaviour=cfg.env.behaviour,
         activation=cfg.ppo.activation,
         snapshot_sample=cfg.pool.snapshot_sample,
         seed=cfg.run.seed + 7,
@@ -99,6 +101,7 @@ def make_env(cfg: Config, pool):
         cfg.env.games_per_count,
         pool,
         chip_memory=cfg.env.chip_memory,
+        behaviour=cfg.env.behaviour,
         reward=cfg.env.reward,
         seed=cfg.run.seed,
     )
@@ -142,7 +145,11 @@ def make_model(cfg: Config, env, n_steps: int | None = None):
 def current_policy(model, cfg: Config, name: str = "learner"):
     """A frozen, deterministic :class:`~training.checkpoints.MLPPolicy` copy of the learner's actor."""
     return ckpt.MLPPolicy(
-        ckpt.actor_weights(model.policy), activation=cfg.ppo.activation, chip_memory=cfg.env.chip_memory, name=name
+        ckpt.actor_weights(model.policy),
+        activation=cfg.ppo.activation,
+        chip_memory=cfg.env.chip_memory,
+        behaviour=cfg.env.behaviour,
+        name=name,
     )
 
 
@@ -264,7 +271,12 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
 
     Raises:
         ConfigError: naming the spec, if it is not a checkpoint, was not trained for every player count of
-            this config, or its activation, chip memory or layer shapes (``ppo.net_arch``) differ.
+            this config, or its activation, chip memory or layer shapes (``ppo.net_arch``) differ, or it was
+            trained with ``behaviour`` and this config has it off.
+
+    A checkpoint trained without ``env.behaviour`` may start a run with it: its first layer gets zero
+    weights for the :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` inputs, so the actor starts out acting
+    exactly as the checkpoint did and learns to use them.
     """
     spec = cfg.run.init_from
     if spec is None:
@@ -277,6 +289,13 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
     for key, mine in (("activation", cfg.ppo.activation), ("chip_memory", cfg.env.chip_memory)):
         if meta[key] != mine:
             raise ConfigError(f"run.init_from {spec!r}: has {key}={meta[key]!r}, expected this config's {mine!r}")
+    had = bool(meta.get("behaviour", False))
+    if had and not cfg.env.behaviour:
+        raise ConfigError(f"run.init_from {spec!r}: has behaviour=True, expected this config's False")
+    if cfg.env.behaviour and not had:
+        w = weights["layers.0.weight"]
+        weights = dict(weights)
+        weights["layers.0.weight"] = torch.cat([w, w.new_zeros(w.shape[0], enc.BEHAVIOUR_SIZE)], dim=1)
     trained = meta.get("num_players") or []
     missing = [n for n in cfg.game.num_players if trained and n not in trained]
     if missing:
@@ -285,8 +304,9 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
             f"game.num_players {cfg.game.num_players}"
         )
     special = bool(cfg.game.special_cards)
-    n_in, n_out = ckpt.NETWORK_SIZES[special]
-    if special and tuple(weights["layers.0.weight"].shape)[1:] == (enc.OBS_SIZE,):
+    n_in, n_out = ckpt.network_sizes(special, cfg.env.behaviour)
+    standard_in = ckpt.network_sizes(False, cfg.env.behaviour)[0]
+    if special and tuple(weights["layers.0.weight"].shape)[1:] == (standard_in,):
         weights = widen_for_special(weights)
     sizes = [n_in, *cfg.ppo.net_arch, n_out]
     want = [(sizes[i + 1], sizes[i]) for i in range(len(sizes) - 1)]
@@ -301,16 +321,17 @@ def widen_for_special(weights: dict[str, torch.Tensor]) -> dict[str, torch.Tenso
 
     The 389 standard pieces keep their meaning in the special layout (:mod:`nothanks_env.encoding`), and
     PASS/TAKE keep ids 0/1, so the network plays offers as before: the first layer gets zero weights for
-    the 110 new inputs, and the last layer zero weights and biases for the 123 new actions (every bid,
-    drop and choice starts with bias 0, except that a bid of k chips starts at -0.5 k, so that a fresh head
-    does not throw chips away at auctions). Hidden layers are unchanged.
+    the 110 special inputs (inserted after the 389, so behaviour inputs, if any, stay last), and the last
+    layer zero weights for the 123 new actions with bias 0, except that a bid of k chips starts at -0.5 k,
+    so that a fresh head does not throw chips away at auctions. Hidden layers are unchanged.
     """
     out = dict(weights)
     first = weights["layers.0.weight"]
-    out["layers.0.weight"] = torch.cat([first, first.new_zeros(first.shape[0], enc.SPECIAL_OBS_SIZE - enc.OBS_SIZE)], 1)
+    extra_in = first.new_zeros(first.shape[0], enc.SPECIAL_OBS_SIZE - enc.OBS_SIZE)
+    out["layers.0.weight"] = torch.cat([first[:, : enc.OBS_SIZE], extra_in, first[:, enc.OBS_SIZE :]], 1)
     last = len(weights) // 2 - 1
     w, b = weights[f"layers.{last}.weight"], weights[f"layers.{last}.bias"]
-    extra = ckpt.NETWORK_SIZES[True][1] - 2
+    extra = ckpt.network_sizes(True)[1] - 2
     out[f"layers.{last}.weight"] = torch.cat([w, w.new_zeros(extra, w.shape[1])], 0)
     bias = b.new_zeros(extra)
     bias[BID0 - 2 : BID0 - 2 + MAX_BID + 1] = -0.5 * torch.arange(MAX_BID + 1, dtype=b.dtype)  # after PASS, TAKE
@@ -417,6 +438,7 @@ class Trainer:
             "timesteps": self.trained_timesteps,
             "num_players": list(cfg.game.num_players),
             "chip_memory": cfg.env.chip_memory,
+            "behaviour": cfg.env.behaviour,
             "activation": cfg.ppo.activation,
             "net_arch": list(cfg.ppo.net_arch),
             "reward": cfg.env.reward,

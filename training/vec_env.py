@@ -112,7 +112,7 @@ class OpponentPool:
         snapshot_weight, latest_share, max_snapshots, homogeneous: the mixture (see
             :class:`training.config.PoolSection`).
         weighting, power, floor, window, beaten_at: the league (see :class:`training.config.LeagueSection`).
-        chip_memory, activation, snapshot_sample: how snapshots encode and act.
+        chip_memory, behaviour, activation, snapshot_sample: how snapshots encode and act.
         seed: seeds the draws and the snapshots' sampling.
     """
 
@@ -130,6 +130,7 @@ class OpponentPool:
         beaten_at: float = 2.0,
         homogeneous: float = 0.0,
         chip_memory: bool = True,
+        behaviour: bool = False,
         activation: str = "relu",
         snapshot_sample: bool = True,
         seed: int | None = None,
@@ -150,6 +151,7 @@ class OpponentPool:
         self.weighting, self.power, self.floor, self.window = weighting, power, floor, window
         self.beaten_at, self.homogeneous = beaten_at, homogeneous
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.activation = activation
         self.snapshot_sample = snapshot_sample
         self._next_id = 0
@@ -183,6 +185,7 @@ class OpponentPool:
             weights,
             activation=self.activation,
             chip_memory=self.chip_memory,
+            behaviour=self.behaviour,
             deterministic=not self.snapshot_sample,
             seed=int(self.rng.integers(2**31)),
             name=f"snap@{step}",
@@ -355,7 +358,9 @@ class SelfPlayVecEnv(VecEnv):
     every finished game to the pool's league (:meth:`OpponentPool.record`) before the next seats are drawn.
 
     Observation: float32 ``(OBS_SIZE,)`` laid out as :data:`nothanks_env.encoding.LAYOUT` (the same for every
-    player count), encoded with ``chip_memory``. Action: ``Discrete(2)``, PASS (0) or TAKE (1); illegal
+    player count), encoded with ``chip_memory``; with ``behaviour`` ``(OBS_SIZE + BEHAVIOUR_SIZE,)``, the
+    seats' public pass/take records (:data:`nothanks_env.encoding.BEHAVIOUR_LAYOUT`) last.
+    Action: ``Discrete(2)``, PASS (0) or TAKE (1); illegal
     actions (PASS at 0 chips) raise, and MaskablePPO never picks them given :meth:`action_masks`.
     Configs with special cards (``wildcards``) run on :class:`~nothanks_env.scalar_table.ScalarLearnerTable`
     (the batched engine has none): observation ``(SPECIAL_OBS_SIZE,)`` (499), action ``Discrete(125)``
@@ -368,6 +373,7 @@ class SelfPlayVecEnv(VecEnv):
         games_per_count: games stepped together per config.
         pool: the opponents.
         chip_memory: encoding of the learner's observation.
+        behaviour: append the seats' pass/take records to the learner's observation.
         reward: ``"win"`` (the objective) or ``"penalty_diff"``.
         seed: seeds the deals and learner seats.
 
@@ -383,6 +389,7 @@ class SelfPlayVecEnv(VecEnv):
         pool: OpponentPool,
         *,
         chip_memory: bool = True,
+        behaviour: bool = False,
         reward: Reward = "win",
         seed: int = 0,
     ) -> None:
@@ -390,6 +397,7 @@ class SelfPlayVecEnv(VecEnv):
             raise ValueError(f"reward: expected 'win' or 'penalty_diff', got {reward!r}")
         self.pool = pool
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.reward_kind = reward
         seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(configs))]
         self.seat_rngs = [np.random.default_rng(s + 1) for s in seeds]
@@ -405,11 +413,12 @@ class SelfPlayVecEnv(VecEnv):
                 seat=partial(self._seat, c.num_players, rng),
                 seed=s,
                 chip_memory=chip_memory,
+                behaviour=behaviour,
                 on_finish=partial(self._record, c.num_players),
             )
             for c, s, rng in zip(configs, seeds, self.seat_rngs)
         ]
-        size, actions = enc.obs_size(configs[0]), configs[0].num_actions
+        size, actions = enc.obs_size(configs[0], behaviour), configs[0].num_actions
         obs_space = gym.spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
         super().__init__(games_per_count * len(configs), obs_space, gym.spaces.Discrete(actions))
         self._actions: np.ndarray | None = None

@@ -43,6 +43,7 @@ import numpy as np
 
 from nothanks_env.baselines.heuristic import HeuristicPolicy, estimated_chips
 from nothanks_env.baselines.simple import forced, own_take_delta
+from nothanks_env.encoding import encode_batch
 from nothanks_env.game import PASS, TAKE, GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView, VectorGame, winner_shares
@@ -119,7 +120,9 @@ class SearchPolicy(Policy):
         free = ~forced(view)
         if self.confident < 1.0 and callable(getattr(self.rollout, "probabilities", None)):
             chip_memory = getattr(self.rollout, "chip_memory", True)
-            probs = self.rollout.probabilities(known.observation(chip_memory), known.action_mask())
+            behaviour = bool(getattr(self.rollout, "behaviour", False))
+            obs = encode_batch(known, chip_memory, behaviour)
+            probs = self.rollout.probabilities(obs, known.action_mask())
             free &= probs.max(axis=1) < self.confident
         free = np.flatnonzero(free)
         per_piece = max(1, self.max_worlds // (2 * self.iters))
