@@ -449,6 +449,12 @@ class EvalReport:
     def games_per_second(self) -> float:
         return self.games / self.seconds if self.seconds > 0 else math.inf
 
+    @property
+    def played(self) -> str:
+        """What was played, in words: ``"300 games"``, or for matches ``"60 matches of 3 deals"``."""
+        deals = int(self.config.get("num_deals", 1))
+        return f"{self.games} games" if deals == 1 else f"{self.games} matches of {deals} deals"
+
     def to_dict(self) -> dict:
         return asdict(self) | {"games_per_second": self.games_per_second}
 
@@ -463,7 +469,7 @@ class EvalReport:
 
     def table(self, title: str | None = None):
         """A :class:`rich.table.Table` of the report."""
-        return stats_table(self.policies, self.num_players, title or f"{self.games} games, {self.num_players} players")
+        return stats_table(self.policies, self.num_players, title or f"{self.played}, {self.num_players} players")
 
 
 def write_stats_csv(path: str, rows: Sequence[PolicyStats], extra: Sequence[dict] | None = None) -> None:
@@ -708,7 +714,8 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
     )
     console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: do not wrap
     console.print(report.table())
-    print(f"{report.games} games in {report.seconds:.1f} s ({report.games_per_second:,.0f} games/s)")
+    unit = "games" if report.played.endswith(" games") else "matches"
+    print(f"{report.played} in {report.seconds:.1f} s ({report.games_per_second:,.0f} {unit}/s)")
     if args.json:
         report.write_json(args.json)
     if args.csv:
