@@ -172,7 +172,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
       ``num_players - 1`` of them; entry ``k`` plays the seat ``k + 1`` seats clockwise after the learner.
       Default ``"heuristic"``. Specs that name checkpoints load torch then, not before.
     - ``learner_seat``: ``None`` (default: drawn uniformly per game, so no seat bias creeps in) or a seat.
-    - ``chip_memory``, ``reward``: as for the AEC env.
+    - ``chip_memory``, ``behaviour``, ``reward``: as for the AEC env (``behaviour=True``: 445 values).
     - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the learner's table) or ``"human"``.
     - ``illegal_action``: ``"raise"`` (default: an action the mask forbids raises
       :class:`~nothanks_env.game.IllegalActionError`, state unchanged) or ``"penalty"``: it ends the episode
@@ -212,12 +212,15 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         opponents: OpponentArg = None,
         learner_seat: int | None = None,
         chip_memory: bool = False,
+        behaviour: bool = False,
         reward: str = "win",
         render_mode: str | None = None,
         illegal_action: str = "raise",
         **rule_overrides: Any,
     ) -> None:
         self.config = resolve_config(num_players, preset, config, **rule_overrides)
+        if not isinstance(behaviour, bool):
+            raise RuleError(f"behaviour: expected True or False, got {behaviour!r}")
         check_options(chip_memory, reward, learner_seat, self.config)
         if illegal_action not in ("raise", "penalty"):
             raise RuleError(f"illegal_action: expected 'raise' or 'penalty', got {illegal_action!r}")
@@ -229,9 +232,10 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.opponents = resolve_opponents(opponents, n)
         self.learner_seat = learner_seat
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.reward_mode = reward
         self.render_mode = render_mode
-        low, high = observation_bounds(self.config)
+        low, high = observation_bounds(self.config, behaviour)
         self._special = bool(self.config.special_cards)
         if self._special:
             unable = [p.name for p in self.opponents if not getattr(p, "plays_special_cards", False)]
@@ -240,7 +244,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                     f"opponents: expected policies that play special cards for {list(self.config.special_cards)} "
                     f"(random, heuristic, or a checkpoint trained on them), got {unable} that play only pass/take"
                 )
-        self.observation_space = spaces.Box(low, high, (enc.obs_size(self.config),), np.float32)
+        self.observation_space = spaces.Box(low, high, (len(low),), np.float32)
         self.action_space = spaces.Discrete(self.config.num_actions)
         self.game = Game(self.config)
         self.learner = 0
@@ -360,8 +364,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self._masks[1 if game.chips[self.learner] == 0 else 2]
 
     def _observation(self) -> np.ndarray:
-        if self._special:
-            return enc.encode(self.game.seat_view(self.learner), self.chip_memory)
+        if self._special or self.behaviour:  # the table keeps the standard pieces only
+            return enc.encode(self.game.seat_view(self.learner), self.chip_memory, behaviour=self.behaviour)
         return self._table.observation(self.learner)
 
     def _info(self) -> dict[str, Any]:

@@ -28,7 +28,6 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from nothanks_env import encoding as enc
 from nothanks_env.env import observation_bounds, reward_values_batch
 from nothanks_env.game import PASS, TAKE, Game, GameConfig, IllegalActionError, RuleError
 from nothanks_env.gym_env import (
@@ -107,6 +106,7 @@ class NoThanksVectorEnv(VectorEnv):
         opponents: OpponentArg = None,
         learner_seat: int | None = None,
         chip_memory: bool = False,
+        behaviour: bool = False,
         reward: str = "win",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         opponent_rng: Literal["per_env", "shared"] = "per_env",
@@ -134,16 +134,19 @@ class NoThanksVectorEnv(VectorEnv):
                 f"vectorization_mode='sync'), got {cfg.num_deals}"
             )
         check_options(chip_memory, reward, learner_seat, cfg)
+        if not isinstance(behaviour, bool):
+            raise RuleError(f"behaviour: expected True or False, got {behaviour!r}")
         self.config = cfg
         self.num_envs = int(num_envs)
         self.learner_seat = learner_seat
         self.chip_memory = chip_memory
+        self.behaviour = behaviour
         self.reward_mode = reward
         self.render_mode = None
         self.metadata = {"autoreset_mode": mode, "render_modes": []}
         n = cfg.num_players
-        low, high = observation_bounds(cfg)
-        self.single_observation_space = spaces.Box(low, high, (enc.OBS_SIZE,), np.float32)
+        low, high = observation_bounds(cfg, behaviour)
+        self.single_observation_space = spaces.Box(low, high, (len(low),), np.float32)
         self.single_action_space = spaces.Discrete(2)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -175,6 +178,7 @@ class NoThanksVectorEnv(VectorEnv):
             seat=self._seat,
             deal=self._deal,
             chip_memory=chip_memory,
+            behaviour=behaviour,
             final_observations=True,
         )
         self._pending = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: sub-envs whose next step is a reset

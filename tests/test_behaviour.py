@@ -146,3 +146,24 @@ def test_a_warm_start_without_behaviour_acts_as_before(tmp_path):
     np.testing.assert_array_equal(
         widened.logits(enc.encode_batch(view, True, True)), original.logits(enc.encode_batch(view, True))
     )
+
+
+def test_search_worlds_start_from_the_view_records():
+    from nothanks_env.baselines.heuristic import HeuristicPolicy
+    from nothanks_env.baselines.search import SearchPolicy
+
+    seen = []
+
+    class Recorder(HeuristicPolicy):
+        def act_batch(self, view):
+            seen.append(view.behaviour.copy())
+            return super().act_batch(view)
+
+    g = scripted_game()
+    view = BatchView.from_game(g)  # seat 1 to act; seats 0 and 2 have records
+    SearchPolicy(iters=4, rollout=Recorder(), seed=0).act_batch(view)
+    assert len(seen[0]) == 1  # the search's own first guess, on the real view
+    first = seen[1]  # the worlds, after the searching seat's PASS/TAKE, before anyone else acts
+    assert first.shape == (2 * 4, 3, 6)
+    for seat in (0, 2):
+        assert (first[:, seat] == view.behaviour[0, seat]).all()

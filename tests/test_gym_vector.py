@@ -33,6 +33,7 @@ CASES = [
     {"num_players": 3, "opponents": ["random", "heuristic"]},
     {"num_players": 5, "opponents": ["stochastic", "heuristic", "random", "threshold"], "reward": "rank"},
     {"num_players": 4, "opponents": "random", "chip_memory": True, "reward": "penalty"},
+    {"num_players": 3, "opponents": ["threshold", "heuristic"], "chip_memory": True, "behaviour": True},
     {"preset": "open_removed", "num_players": 4, "opponents": "utility", "learner_seat": 2},
     {"num_players": 3, "opponents": ["always-take", "never-take"]},  # games that end before the learner acts
 ]

@@ -199,6 +199,7 @@ class SearchPolicy(Policy):
         vg.cards[:n] = per_row(view.cards[idx])
         vg.card_points[:n] = per_row(view.card_points[idx])
         vg.pot[:n] = per_row(view.pot[idx])
+        vg.behaviour[:n] = 0 if view.behaviour is None else per_row(view.behaviour[idx])  # a rollout net may read it
         vg.seat[:n] = vg.first_seat[:n] = per_row(view.seat[idx])
         vg.done[:n] = False
         # opponents' models, per world: the opponent model with probability p_model, else a threshold bot
