@@ -351,8 +351,11 @@ def take_delta(mask: int, card: int) -> int:
     """Change in card points if a hand with cards ``mask`` (bit mask) took ``card``.
 
     It pays ``card`` unless it holds ``card - 1``, and saves ``card + 1`` if it holds ``card + 1`` (that
-    card stops being the lowest of its run). Chips (the pot) are not included.
+    card stops being the lowest of its run). Chips (the pot) are not included. A hand that already scores
+    ``card`` (a wild named that value) gains nothing: 0.
     """
+    if mask >> card & 1:
+        return 0
     return (0 if mask >> (card - 1) & 1 else card) - (card + 1 if mask >> (card + 1) & 1 else 0)
 
 

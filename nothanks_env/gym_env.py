@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from nothanks_env import encoding as enc
-from nothanks_env.env import RENDER_MODES, REWARD_MODES, observation_bounds, parse_deals
+from nothanks_env.env import ILLEGAL_REWARD, RENDER_MODES, REWARD_MODES, observation_bounds, parse_deals
 from nothanks_env.game import Game, GameConfig, IllegalActionError, RuleError, validate_deals
 from nothanks_env.observer import ObservationTable
 from nothanks_env.outcome import ranks_and_winners, reward_values
@@ -29,7 +29,7 @@ from nothanks_env.policy import Policy
 from nothanks_env.presets import resolve_config
 from nothanks_env.render import render_table
 from nothanks_env.table import MAX_UNPLAYED
-from nothanks_env.vector import BatchView, require_batched
+from nothanks_env.vector import BatchView
 
 ENV_ID = "nothanks/NoThanks-v0"
 """The Gymnasium id of :class:`SingleAgentEnv` (and, through ``make_vec``, of the vector env)."""
@@ -131,10 +131,15 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     actions come as ``info["action_mask"]`` (int8 (2,), 1 = legal; ``action_space.sample(mask)`` takes it)
     and from :meth:`action_masks` (bool (2,), the sb3-contrib ``MaskablePPO`` convention).
 
+    With special cards (``preset="wildcards"``) the space is ``Discrete(125)`` as in the AEC env
+    (:data:`nothanks_env.game.ACTION_PIECES`: pass, take, bid 0..55, drop, name the wild's value, delete a
+    card) and the masks are (125,); the mask is the only guide, and any action it forbids raises.
+
     ## Observation Space
     ``Box(low, high, (389,), float32)``: the learner's observation in the AEC env's layout
     (:data:`nothanks_env.encoding.LAYOUT`; the piece table with units is in :mod:`nothanks_env.encoding`),
-    bounds from :func:`nothanks_env.env.observation_bounds`. Seat pieces are relative to the learner. It
+    bounds from :func:`nothanks_env.env.observation_bounds`; with special cards ``(499,)``, with
+    :data:`nothanks_env.encoding.SPECIAL_LAYOUT` after the standard pieces. Seat pieces are relative to the learner. It
     holds only what the learner's seat may know: opponents' chips are hidden unless ``chip_memory`` or the
     config's ``opponent_chips="visible"`` says otherwise.
 
@@ -163,6 +168,10 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     - ``learner_seat``: ``None`` (default: drawn uniformly per game, so no seat bias creeps in) or a seat.
     - ``chip_memory``, ``behaviour``, ``reward``: as for the AEC env (``behaviour=True``: 445 values).
     - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the learner's table) or ``"human"``.
+    - ``illegal_action``: ``"raise"`` (default: an action the mask forbids raises
+      :class:`~nothanks_env.game.IllegalActionError`, state unchanged) or ``"penalty"``: it ends the episode
+      with reward :data:`nothanks_env.env.ILLEGAL_REWARD` (-1) and ``info["illegal_action"] = True``, as the
+      AEC env's ``env()`` does; for checkers and learners that sample without the mask (125 actions).
 
     ``info`` at every step: ``"action_mask"`` and ``"learner_seat"`` (int). ``reset(seed=...)`` seeds
     everything: the deals, the learner's seat and the stochastic opponents (those whose ``stochastic``
@@ -171,7 +180,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     :class:`~nothanks_env.game.RuleError` (or ``ValueError`` for a bad spec) naming what was wrong.
 
     ## Version History
-    - v0: initial release.
+    - v0: initial release; special cards (``wildcards``) added later in v0 (standard configs unchanged).
 
     Example:
         >>> import gymnasium, nothanks_env
@@ -200,13 +209,17 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         behaviour: bool = False,
         reward: str = "win",
         render_mode: str | None = None,
+        illegal_action: str = "raise",
         **rule_overrides: Any,
     ) -> None:
         self.config = resolve_config(num_players, preset, config, **rule_overrides)
         if not isinstance(behaviour, bool):
             raise RuleError(f"behaviour: expected True or False, got {behaviour!r}")
-        require_batched(self.config)  # its opponents decide on batched views: no special cards yet
         check_options(chip_memory, reward, learner_seat, self.config)
+        if illegal_action not in ("raise", "penalty"):
+            raise RuleError(f"illegal_action: expected 'raise' or 'penalty', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self._illegal_end = False
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise RuleError(f"render_mode: expected None or one of {list(RENDER_MODES)}, got {render_mode!r}")
         n = self.config.num_players
@@ -217,8 +230,16 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.reward_mode = reward
         self.render_mode = render_mode
         low, high = observation_bounds(self.config, behaviour)
+        self._special = bool(self.config.special_cards)
+        if self._special:
+            unable = [p.name for p in self.opponents if not getattr(p, "plays_special_cards", False)]
+            if unable:
+                raise RuleError(
+                    f"opponents: expected policies that play special cards for {list(self.config.special_cards)} "
+                    f"(random, heuristic, or a checkpoint trained on them), got {unable} that play only pass/take"
+                )
         self.observation_space = spaces.Box(low, high, (len(low),), np.float32)
-        self.action_space = spaces.Discrete(2)
+        self.action_space = spaces.Discrete(self.config.num_actions)
         self.game = Game(self.config)
         self.learner = 0
         self.opponent_decisions = 0
@@ -240,13 +261,15 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         if seed is not None:
             seed_opponents(self.opponents, rng)
         n = self.config.num_players
+        self._illegal_end = False
         for _ in range(MAX_UNPLAYED):
             self.game.reset(seed=int(rng.integers(SEED_BOUND)), deals=deals)
             self.learner = draw_learner_seat(self.learner_seat, n, rng)
             self._by_seat = [None] * n
             for k, pol in enumerate(self.opponents):
                 self._by_seat[(self.learner + 1 + k) % n] = pol
-            self._table.rebuild()
+            if not self._special:
+                self._table.rebuild()
             self._play_opponents()
             if not self.game.is_over:
                 break
@@ -266,22 +289,34 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             (obs float32 (OBS_SIZE,), reward float, terminated, truncated (always False), info).
 
         Raises:
-            IllegalActionError: for an action other than 0/1, PASS at 0 chips, or a step after the end
-                (call ``reset()``); the state is unchanged.
+            IllegalActionError: for an action the mask forbids (other than 0/1, PASS at 0 chips, a bid too
+                low, ...) unless ``illegal_action="penalty"``, or a step after the end (call ``reset()``);
+                the state is unchanged.
         """
         game = self.game
-        if game.is_over:
+        if game.is_over or self._illegal_end:
             raise IllegalActionError("step: expected a game in progress, got none (call reset() first or again)")
         if type(action) is not int:
             integer = isinstance(action, np.integer) or (
                 isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
             )
             if not integer:
-                raise IllegalActionError(f"action: expected PASS (0) or TAKE (1), got {action!r}")
+                want = (
+                    f"an int action id in 0..{self.config.num_actions - 1}" if self._special else "PASS (0) or TAKE (1)"
+                )
+                raise IllegalActionError(f"action: expected {want}, got {action!r}")
             action = int(action)
-        seat, card = self.learner, game.deck[0]
-        ended = game.step(action)
-        self._table.after_step(seat, action, card, ended)
+        seat, card = self.learner, (game.deck[0] if game.deck else -1)
+        try:
+            ended = game.step(action)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._illegal_end = True  # the documented penalty: the episode ends here, the state unchanged
+            info = self._info() | {"illegal_action": True}
+            return self._observation(), ILLEGAL_REWARD, True, False, info
+        if not self._special:  # the table follows standard moves only; special configs encode afresh
+            self._table.after_step(seat, action, card, ended)
         self._play_opponents()
         reward = 0.0
         info = self._info()
@@ -293,13 +328,9 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             self.render()
         return self._observation(), reward, game.is_over, False, info
 
-    def _observation(self) -> np.ndarray:
-        if self.behaviour:
-            return enc.encode(self.game.seat_view(self.learner), self.chip_memory, behaviour=True)
-        return self._table.observation(self.learner)
-
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner: bool (2,), [PASS, TAKE]; all False once the game is over."""
+        """Legal actions of the learner: bool (2,), [PASS, TAKE] (bool (125,) with special cards); all False
+        once the game is over."""
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
@@ -318,9 +349,18 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     # ------------------------------------------------------------------ internals
     def _mask(self) -> np.ndarray:
         game = self.game
-        if game.is_over:
+        if self._special:
+            mask = np.zeros(self.config.num_actions, np.int8)
+            mask[list(game.legal_actions()) if not (game.is_over or self._illegal_end) else []] = 1
+            return mask
+        if game.is_over or self._illegal_end:
             return self._masks[0]
         return self._masks[1 if game.chips[self.learner] == 0 else 2]
+
+    def _observation(self) -> np.ndarray:
+        if self._special or self.behaviour:  # the table keeps the standard pieces only
+            return enc.encode(self.game.seat_view(self.learner), self.chip_memory, behaviour=self.behaviour)
+        return self._table.observation(self.learner)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask().copy(), "learner_seat": self.learner}
@@ -330,13 +370,17 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         while not game.is_over and game.current_seat != learner:
             seat = game.current_seat
             pol = self._by_seat[seat]
-            action = int(pol.act_batch(BatchView.from_game(game))[0])
-            card = game.deck[0]
+            if self._special:  # bids and choices: only the scalar entry point plays them
+                action = int(pol.act(game.seat_view(seat)))
+            else:
+                action = int(pol.act_batch(BatchView.from_game(game))[0])
+            card = game.deck[0] if game.deck else -1  # a choice after a last special card has no card up
             try:
                 ended = game.step(action)
             except IllegalActionError as e:
                 raise IllegalActionError(f"opponent {getattr(pol, 'name', pol)!s} in seat {seat}: {e}") from e
-            table.after_step(seat, action, card, ended)
+            if not self._special:
+                table.after_step(seat, action, card, ended)
             self.opponent_decisions += 1
 
 

@@ -26,18 +26,19 @@ from collections.abc import Iterable
 from nothanks_env.game import SPECIAL_NAMES, Game, SeatView, card_points, mask_to_cards
 
 
-def _face_up_line(game: Game) -> str:
-    """The face-up line: the card and its pot, or the auction (high bid, who is still in) or the choice."""
-    if game.phase == "offer" and game.deck[0] >= 0:
-        return f"face-up card: {game.deck[0]}  pot: {game.pot}"
-    if game.phase == "choose_value":
-        return f"wild (?) won by player_{game.current_seat}: choosing its value"
-    if game.phase == "choose_discard":
-        return f"delete won by player_{game.current_seat}: choosing a card to discard"
-    name = SPECIAL_NAMES[game.deck[0]]
-    still = ", ".join(f"player_{s}" for s, on in enumerate(game.in_auction) if on)
-    bid = "no bid yet" if game.high_bid is None else f"high bid {game.high_bid} by player_{game.high_bidder}"
-    return f"auction for {'wild (?)' if name == 'wild' else 'delete'}: {bid}; still in: {still}"
+def face_up_line(view: SeatView) -> str:
+    """The face-up line: the card and its pot, or the auction (high bid, who is still in, chips paid) or the
+    choice being made. Public information only, so any seat's view gives the same line."""
+    if view.phase == "offer":
+        return f"face-up card: {view.face_up_card}  pot: {view.pot}"
+    if view.phase == "choose_value":
+        return f"wild (?) won by player_{view.current_seat}: choosing its value"
+    if view.phase == "choose_discard":
+        return f"delete won by player_{view.current_seat}: choosing a card to discard"
+    name = "wild (?)" if view.face_up_special == "wild" else "delete"
+    still = ", ".join(f"player_{s}" for s, on in enumerate(view.in_auction) if on)
+    bid = "no bid yet" if view.high_bid is None else f"high bid {view.high_bid} by player_{view.high_bidder}"
+    return f"auction for {name}: {bid}; still in: {still}; player_{view.current_seat} to bid"
 
 
 def _card_name(card: int) -> str:
@@ -95,7 +96,7 @@ def render_table(view: SeatView | None, game: Game, full: bool = False) -> str:
         + ("match over" if over else f"cards in deck: {len(game.deck) - 1}")
     ]
     if not over:
-        lines.append(_face_up_line(game))
+        lines.append(face_up_line(view if view is not None else game.seat_view(0)))
     if cfg.removed_face_up:
         lines.append(f"removed face up: {format_runs(cfg.removed_face_up)}")
     multi = cfg.num_deals > 1

@@ -123,10 +123,18 @@ def test_preset_fills_the_game_section_and_the_yaml_overrides_it(tmp_path):
     "text, message",
     [
         ("game:\n  preset: nope\n", "preset: expected one of ['match3', 'open_removed'"),
-        ("game:\n  preset: wildcards\n", "config.special_cards: expected () for the batched engine"),
+        (
+            "game:\n  preset: wildcards\npool:\n  scripted: {utility: 1.0}\n",
+            "pool.scripted: 'utility': expected a policy that plays special cards",
+        ),
+        (
+            "game:\n  preset: wildcards\neval:\n  opponents: [ppo-3p]\n  best_metric: ppo-3p\n",
+            "eval.opponents: 'ppo-3p': expected a policy that plays special cards",
+        ),
     ],
 )
 def test_preset_errors_are_clear(tmp_path, text, message):
+    # the wildcards preset itself trains (configs/selfplay_wildcards.yaml); pass/take-only bots cannot play it
     path = tmp_path / "bad.yaml"
     path.write_text(text)
     with pytest.raises(ValueError) as err:

@@ -139,7 +139,16 @@ def test_cli_writes_outputs(tmp_path, capsys):
                    "--games", "30", "--json", str(out), "--csv", str(tmp_path / "o.csv"), "--no-progress"])  # fmt: skip
     assert [p.name for p in rep.policies] == ["threshold:T=4", "random"]  # one opponent object in two seats
     assert json.loads(out.read_text())["policies"][1]["games"] == 60
-    assert "threshold:T=4" in capsys.readouterr().out
+    out_text = capsys.readouterr().out
+    assert "threshold:T=4" in out_text and "30 games, 3 players" in out_text and "\n30 games in " in out_text
+
+
+def test_cli_counts_matches_as_matches(capsys):
+    rep = ev.main(["--preset", "match3", "--policy", "threshold:T=4", "--opponents", "random", "--games", "6",
+                   "--no-progress"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert rep.played == "6 matches of 3 deals"
+    assert "6 matches of 3 deals, 3 players" in out and "\n6 matches of 3 deals in " in out and "6 games" not in out
 
 
 @pytest.mark.parametrize(

@@ -67,9 +67,64 @@ def test_gymnasium_and_sb3_checkers_pass_for_every_player_count(n):
     sb3_check_env(SingleAgentEnv(num_players=n, opponents="random"), warn=True)
 
 
-def test_special_card_presets_are_refused():
-    with pytest.raises(RuleError, match=r"config.special_cards: expected \(\) for the batched engine"):
-        SingleAgentEnv(preset="wildcards")
+@pytest.mark.parametrize("n", [3, 5, 7])
+def test_wildcards_pass_the_checkers_with_125_actions_and_499_values(n):
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    # the checkers step unmasked samples, nearly all illegal among 125 ids: the documented penalty ends the episode
+    env = SingleAgentEnv(preset="wildcards", num_players=n, opponents="heuristic", chip_memory=True,
+                         illegal_action="penalty")  # fmt: skip
+    assert env.action_space == gymnasium.spaces.Discrete(125) and env.observation_space.shape == (499,)
+    gym_check_env(env, skip_render_check=True)
+    sb3_check_env(SingleAgentEnv(preset="wildcards", num_players=n, opponents="random", illegal_action="penalty"),
+                  warn=True)  # fmt: skip
+    phases = set()
+    for seed in range(4):  # random legal learner actions, bids and choices included, to the end
+        steps = play(env, seed)
+        for obs, _, _, info in steps[:-1]:
+            assert env.observation_space.contains(obs)
+            phase = enc.split(obs)["phase"].argmax()
+            legal = np.flatnonzero(info["action_mask"])
+            phases.add(int(phase))
+            if phase == 0:  # offer: pass/take only
+                assert set(legal) <= {0, 1} and 1 in legal
+            elif phase == 1:  # auction: bids and drop
+                assert legal.min() >= 2 and legal.max() <= 58
+        assert steps[-1][3]["action_mask"].sum() == 0
+        assert steps[-1][1] == reward_values(env.game.final_penalties(), "win")[env.learner]
+    assert 0 in phases and 1 in phases
+
+
+def test_wildcards_observation_is_the_reference_encoding_and_bad_opponents_are_refused():
+    env = SingleAgentEnv(preset="wildcards", opponents=["heuristic", "random"], chip_memory=True)
+    obs, info = env.reset(seed=5)
+    view = env.game.seat_view(env.learner)
+    assert np.array_equal(obs, enc.encode(view, chip_memory=True))
+    assert np.array_equal(info["action_mask"], enc.action_mask(view))
+    assert np.array_equal(env.action_masks(), enc.action_mask(view).astype(bool))
+    with pytest.raises(RuleError, match=r"opponents: expected policies that play special cards .* got \['threshold'\]"):
+        SingleAgentEnv(preset="wildcards", opponents=["heuristic", "threshold"])
+
+
+@pytest.mark.parametrize("mode", ["raise", "penalty"])
+def test_an_illegal_wildcards_action_raises_or_ends_the_episode_with_the_penalty(mode):
+    env = SingleAgentEnv(preset="wildcards", opponents="heuristic", illegal_action=mode)
+    obs, info = env.reset(seed=1)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[-1])
+    before = env.game.state()
+    if mode == "raise":
+        with pytest.raises(IllegalActionError):
+            env.step(illegal)
+        assert env.game.state() == before
+        return
+    obs2, reward, terminated, truncated, info2 = env.step(illegal)
+    assert (reward, terminated, truncated, info2["illegal_action"]) == (-1.0, True, False, True)
+    assert env.game.state() == before and np.array_equal(obs2, obs)
+    assert info2["action_mask"].sum() == 0 and not env.action_masks().any()
+    with pytest.raises(IllegalActionError, match="call reset"):
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    env.reset(seed=1)
+    assert env.action_masks().any()
 
 
 @pytest.mark.parametrize("preset", sorted(p for p in PRESETS if "special_cards" not in PRESETS[p]))

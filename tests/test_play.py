@@ -266,3 +266,91 @@ def test_opponents_need_only_act_batch():
     result, _ = run(game, 0, {1: Bare(), 2: Bare()}, ["p", "p"])
     assert result.finished and result.record.agents == ("human", "Bare", "Bare")
     assert game.history[1].seat == 1 and game.history[1].action == TAKE
+
+
+# ------------------------------------------------------------------ the wildcards variant (special cards)
+def wildcards_game():
+    """Human = seat 0, who starts: the wild is turned first, then 10, then the delete card."""
+    from nothanks_env.game import DELETE, WILD
+    from nothanks_env.presets import get_preset
+
+    game = Game(get_preset("wildcards", starting_seat=0))
+    deck = (WILD, 10, DELETE, *range(11, 34))
+    game.reset(seed=0, deals=[Deal(deck=deck, removed_hidden=(3, 4, 5, 6, 7, 8, 9, 34, 35))])
+    return game, {1: HeuristicPolicy(), 2: HeuristicPolicy()}
+
+
+def test_wildcards_auction_bids_and_choices_are_asked_checked_and_applied():
+    game, opponents = wildcards_game()
+    lines = [
+        "d",  # the opener may not drop before bidding: refused
+        "b 0",  # the heuristics drop a wild they cannot use (worth -3 to an empty hand): won at 0
+        "10",  # refused: 10 is not held, but the next prompt asks for the wild's value; 10 is fine
+        "t",  # takes 10 (the wild at 10 scores once: 10 adds nothing)
+        "b 12",  # refused: more than my 11 chips
+        "bid 9",  # beats the heuristics' ceiling for a delete on an empty hand (7): they drop
+        "11",  # refused: not one of my cards
+        "10",  # discards 10
+        "q",
+        "n",
+    ]
+    result, text = run(game, 0, opponents, lines)
+    assert not result.finished
+    assert "you cannot drop yet: the opener must bid first (bid 0 or more)" in text
+    assert "you named the wild 10" in text
+    assert "bid 12: expected at most your 11 chips" in text
+    assert "card 11: expected one of your cards (10)" in text
+    assert "you discarded 10 (delete)" in text
+    assert "player_1 dropped out of the delete auction" in text
+    assert game.wild_value[0] == 10 and game.cards[0] == 0 and game.discarded == [10]
+    assert game.paid == [9, 0, 0] and game.chips[0] == 2
+    # the auction's state is shown before the human bids: high bid, bidder, who is still in
+    assert "auction for the delete: you open: bid 0 or more" in text
+    assert "still in: player_0 (you), player_1 (heuristic), player_2 (heuristic)   chips paid to auctions" in text
+    assert "face-up card: 11  pot: 0" in text and "*> player_0     2 - ?=10 paid 9" in text
+
+
+def test_wildcards_raise_war_and_refused_low_bid():
+    game, opponents = wildcards_game()
+    result, text = run(game, 0, opponents, ["0", "5", "t", "1", "3", "d", "q", "n"])
+    # after my opening 1 the heuristics (holding nothing: a delete is worth 8 to them) raise to 2 and 3
+    assert "player_1 bid 2 for the delete" in text and "player_2 bid 3 for the delete" in text
+    assert "bid 3: expected at least 4 (more than the high bid 3)" in text
+    assert "high bid 3 by player_2 (heuristic); bid 4 or more, or drop" in text
+    assert game.wild_value[0] == 5 and game.cards[0] == 1 << 10
+    assert game.paid == [0, 0, 7]  # the heuristics ran the price up to their ceiling (8 - 1)
+    # player_2 won it with no card, so its next card taken (11) was discarded as it took it
+    assert game.discarded == [11] and game.cards[2] == 1 << 12 and game.chips == [11, 11, 3]
+
+
+def test_wildcards_record_replays_with_the_auction_in_words(tmp_path: Path):
+    from training import replay as replay_cli
+
+    game, opponents = wildcards_game()
+    path = tmp_path / "w.json"
+    run(game, 0, opponents, ["0", "5", "t", "bid 9", "10", "q", "y"], save_path=path)
+    rec = GameRecord.load(path)
+    assert rec.config.special_cards == ("wild", "delete")
+    out = io.StringIO()
+    assert replay_cli.main([str(path), "--print-all", "--plain", "--policy", "heuristic"], out=out) == 0
+    text = out.getvalue()
+    assert "last: player_0 named the wild 5" in text
+    assert "last: player_0 discarded 10 (delete)" in text
+    assert "auction for delete: high bid 9 by player_0; still in: player_0, player_1, player_2; player_1 to bid" in text
+    assert "auction for delete: high bid 9 by player_0; still in: player_0, player_2; player_2 to bid" in text
+    assert "heuristic: P(drop) = 1.00   (estimated from 32 draws)" in text
+    assert "heuristic: P(delete 10) = 1.00   (estimated from 32 draws)" in text
+
+
+def test_main_plays_wildcards_and_refuses_pass_take_opponents(tmp_path: Path, capsys):
+    out = io.StringIO()
+    assert play.main(["--preset", "wildcards", "--seed", "3", "--seat", "0", "--save", str(tmp_path / "g.json")],
+                     input_fn=stream_input(io.StringIO("q\nn\n"), out), out=out) == 0  # fmt: skip
+    assert "preset wildcards" in out.getvalue()
+    with pytest.raises(SystemExit) as e:
+        play.main(["--preset", "wildcards", "--opponents", "threshold:T=5", "heuristic"], input_fn=lambda p: "q",
+                  out=io.StringIO())  # fmt: skip
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --opponents: expected policies that play special cards at --preset wildcards")
+    assert "['threshold:T=5']" in err

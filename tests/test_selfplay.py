@@ -315,3 +315,68 @@ def test_learning_against_random_opponents(tmp_path):
     final = ckpt.read_metadata(run / "checkpoints" / "final")["eval"]["random"]
     assert start["win_rate"] < 0.5
     assert final["games"] >= 900 and final["win_rate_ci"][0] > 0.85, final
+
+
+# ------------------------------------------------------------------ the wildcards variant (scalar engine)
+def test_a_short_wildcards_run_trains_and_its_checkpoint_plays_wildcards(tmp_path, capsys):
+    import numpy as np
+
+    from nothanks_env import encoding as enc
+    from nothanks_env.game import NUM_SPECIAL_ACTIONS, Game
+    from nothanks_env.presets import get_preset
+    from training.evaluate import evaluate
+    from training.specs import load_policy
+
+    argv = [str(CONFIG_DIR / "selfplay_wildcards.yaml"), "--run.runs_dir", str(tmp_path), "--run.init_from", "null",
+            "--run.critic_warmup", "0", "--run.total_timesteps", "1024", "--env.games_per_count", "16",
+            "--ppo.n_steps", "32", "--ppo.batch_size", "256", "--ppo.n_epochs", "1", "--ppo.net_arch", "[16]",
+            "--eval.every", "1024", "--eval.games", "12", "--eval.final_games", "12",
+            "--pool.snapshot_every", "512"]  # fmt: skip
+    assert main(argv) == 0
+    run = only_run(tmp_path)
+    meta = ckpt.verify_checkpoint(run / "checkpoints" / "final")
+    assert (meta["obs_size"], meta["num_actions"]) == (enc.SPECIAL_OBS_SIZE, NUM_SPECIAL_ACTIONS) == (499, 125)
+    assert meta["observation_layout"] == ckpt.observation_layout(special=True)
+    assert meta["config"]["game"]["special_cards"] == ["wild", "delete"]
+    assert "| heuristic x2 | 3 | 12 |" in capsys.readouterr().out
+
+    policy = load_policy(str(run / "checkpoints" / "final"), num_players=3)
+    assert policy.plays_special_cards and (policy.obs_size, policy.num_actions) == (499, 125)
+    game = Game(get_preset("wildcards"))
+    game.reset(seed=0)
+    while not game.is_over:  # every seat: legal actions only, auctions and choices included
+        view = game.seat_view(game.current_seat)
+        action = policy.act(view)
+        assert action in view.legal_actions
+        game.step(action)
+    report = evaluate([policy], [load_policy("heuristic")], num_players=3, games=6, seed=0,
+                      config=get_preset("wildcards"))  # fmt: skip
+    assert report.games == 6 and 0.0 <= report[policy.name].win_rate <= 1.0
+    with pytest.raises(ValueError, match="trained on special cards \\(125 actions\\): evaluate them with --preset"):
+        evaluate([policy], [load_policy("heuristic")], num_players=3, games=3, seed=0)
+    sampled = ckpt.load_checkpoint_policy(run / "checkpoints" / "final", deterministic=False, seed=1)
+    view = Game(get_preset("wildcards", starting_seat=0))
+    view.reset(seed=2)
+    draws = {sampled.act(view.seat_view(0)) for _ in range(40)}
+    assert draws <= set(view.legal_actions()) and len(draws) > 1  # a fresh head samples among the legal ids
+    assert np.isclose(sampled.action_probabilities(view.seat_view(0)).sum(), 1.0)
+
+
+def test_a_standard_actor_widened_for_wildcards_keeps_its_offer_logits():
+    import numpy as np
+
+    from nothanks_env import encoding as enc
+    from nothanks_env.game import BID0, MAX_BID, Game
+    from nothanks_env.presets import get_preset
+    from training.selfplay import widen_for_special
+
+    base = ckpt.load_checkpoint_policy("ppo-3p")
+    wide = ckpt.MLPPolicy(widen_for_special(base.weights()), chip_memory=True)
+    assert wide.plays_special_cards and (wide.obs_size, wide.num_actions) == (499, 125)
+    game = Game(get_preset("wildcards"))
+    game.reset(seed=4)
+    obs = enc.encode(game.seat_view(game.current_seat), chip_memory=True)[None]
+    logits = wide.logits(obs)[0]
+    assert np.allclose(logits[:2], base.logits(obs[:, : enc.OBS_SIZE])[0], atol=1e-5)
+    bids = logits[BID0 : BID0 + MAX_BID + 1]
+    assert np.allclose(np.diff(bids), -0.5) and np.allclose(logits[BID0 + MAX_BID + 1 :], 0.0)

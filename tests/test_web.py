@@ -78,7 +78,7 @@ def test_scripted_game_values_move_by_move_and_the_record(catalog):
     r = act(client, gid, "take", 0)
     assert r.status_code == 200
     body = r.json()
-    assert body["moves"] == [{"seat": 0, "action": "take", "card": 10, "pot": 0, "deal": 0}]
+    assert body["moves"] == [{"seat": 0, "action": "take", "card": 10, "special": None, "pot": 0, "deal": 0}]
     view = body["view"]
     assert (view["face_up_card"], view["pot"], view["move"], view["take_cost"]) == (4, 0, 1, 4)
     assert view["players"][0]["cards"] == [10] and view["players"][0]["penalty"] == 10 - 2
@@ -214,7 +214,7 @@ def test_invalid_json_and_wrong_types_name_the_problem(catalog):
     r = client.post("/api/games", content=b'{"opponents": [', headers={"Content-Type": "application/json"})
     assert_error(r, 422, "body: expected valid JSON, got a parse error")
     gid = add_game(client, SMALL, ["never-take", "always-take"], [SMALL_DEAL])
-    assert_error(act(client, gid, "fold", 0), 422, "action: expected 'pass' or 'take', got \"fold\"")
+    assert_error(act(client, gid, "fold", 0), 422, "action: expected 'pass' or 'take', got 'fold'")
     r = client.post(f"/api/games/{gid}/actions", json={"action": "take"})
     assert_error(r, 422, "move: expected a value (required), got none")
     assert client.get(f"/api/games/{gid}").json()["move"] == 0  # refused requests leave the game unchanged
@@ -330,7 +330,7 @@ def test_a_slow_policy_does_not_block_other_requests(catalog, monkeypatch):
     monkeypatch.setattr(
         slow_catalog,
         "load",
-        lambda spec, n, seed, where: SlowPolicy() if spec == "slow" else original(spec, n, seed, where),
+        lambda spec, n, seed, where, special=False: SlowPolicy() if spec == "slow" else original(spec, n, seed, where),
     )
     app = create_app(slow_catalog, GameStore(seed=0), records_dir=None)
     gid = add_game(TestClient(app), SMALL, ["slow", "never-take"], [SMALL_DEAL])  # seat 0 acts first
@@ -409,7 +409,7 @@ def test_replay_steps_from_a_seat_or_the_full_view_with_probabilities(catalog):
     assert r.status_code == 200, r.text
     step = r.json()
     assert (step["step"], step["total"], step["recorded_action"]) == (2, 8, "pass")
-    assert step["last_move"] == {"seat": 0, "action": "pass", "card": 4, "pot": 0, "deal": 0}
+    assert step["last_move"] == {"seat": 0, "action": "pass", "card": 4, "special": None, "pot": 0, "deal": 0}
     assert step["probabilities"] == [1.0, 0.0] and step["probability_source"] == "estimated from 32 draws"
     view = step["view"]
     assert view["seat"] == 1 and view["deck"] is None and [p["chips"] for p in view["players"]] == [None, 2, None]
@@ -532,3 +532,62 @@ def test_serve_cli_refuses_bad_arguments(capsys):
         serve.main(["--max-games", "0"])
     assert e.value.code == 2  # refused while parsing, naming the flag (GameStore's own check stays for the API)
     assert capsys.readouterr().err == "error: argument --max-games: expected an int in 1..100000, got 0\n"
+
+
+# ---------------------------------------------------------------------------------------------- wildcards
+def test_wildcards_table_auction_and_choices_move_by_move(catalog):
+    from nothanks_env.game import DELETE, WILD
+    from nothanks_env.presets import get_preset
+
+    client = make_client(catalog)
+    config = get_preset("wildcards", starting_seat=0)
+    deal = Deal(deck=(WILD, 10, DELETE, *range(11, 34)), removed_hidden=(3, 4, 5, 6, 7, 8, 9, 34, 35))
+    gid = add_game(client, config, ["heuristic", "heuristic"], [deal])
+    view = client.get(f"/api/games/{gid}").json()
+    assert view["phase"] == "auction" and view["face_up_card"] is None and view["take_cost"] is None
+    assert view["auction"] == {"card": "wild", "high_bid": None, "high_bidder": None, "in_auction": [True] * 3}
+    assert view["legal_actions"] == [f"bid {k}" for k in range(12)]  # the opener may not drop
+    assert_error(act(client, gid, "drop", 0), 409, "action 'drop': action: expected one of")
+    assert_error(act(client, gid, "bid N", 0), 422, "action: expected one of 'pass', 'take', 'bid N', 'drop'")
+
+    body = act(client, gid, "bid 0", 0).json()  # the heuristics drop a wild they cannot use: won at 0
+    assert [(m["seat"], m["action"], m["special"]) for m in body["moves"]] == [
+        (0, "bid 0", "wild"), (1, "drop", "wild"), (2, "drop", "wild")
+    ]  # fmt: skip
+    view = body["view"]
+    assert view["phase"] == "choose_value" and view["auction"]["card"] == "wild"
+    assert view["legal_actions"] == [f"value {v}" for v in range(3, 36)]
+
+    view = act(client, gid, "value 10", 3).json()["view"]
+    assert view["phase"] == "offer" and view["face_up_card"] == 10 and view["auction"] is None
+    assert view["players"][0]["wild_value"] == 10 and view["players"][0]["card_points"] == 10
+    assert view["take_cost"] == 0  # the wild already counts as 10
+
+    view = act(client, gid, "take", 4).json()["view"]
+    assert view["auction"]["card"] == "delete" and view["phase"] == "auction"
+    body = act(client, gid, "bid 9", 5).json()  # above the heuristics' ceiling for a delete (7): they drop
+    view = body["view"]
+    assert view["phase"] == "choose_discard" and view["legal_actions"] == ["delete 10"]
+    assert view["players"][0]["paid"] == 9 and view["players"][0]["chips"] == 2
+    view = act(client, gid, "delete 10", 8).json()["view"]
+    assert view["discarded"] == [10] and view["players"][0]["cards"] == [] and view["face_up_card"] == 11
+
+
+def test_wildcards_games_refuse_pass_take_policies_and_matches_replay(catalog):
+    client = make_client(catalog, seed=3)
+    r = client.post("/api/games", json={"preset": "wildcards", "opponents": ["heuristic", "threshold:T=5"]})
+    assert_error(r, 422, "opponents[1]: expected a policy that plays special cards")
+    listed = {p["spec"]: p["plays_special_cards"] for p in client.get("/api/policies").json()}
+    assert listed["heuristic"] and listed["random"] and not listed["threshold"] and not listed["ppo-3p"]
+    created = client.post("/api/games", json={"preset": "wildcards", "opponents": ["heuristic", "random"]})
+    assert created.status_code == 201, created.text
+    body = {"preset": "wildcards", "policies": ["heuristic", "random", "heuristic"], "seed": 5}
+    record = client.post("/api/matches", json=body).json()
+    rec = GameRecord.from_dict(record)
+    assert rec.config.special_cards == ("wild", "delete") and rec.penalties == tuple(replay(rec).final_penalties())
+    step = client.post("/api/replay", json={"record": record, "step": len(rec.actions), "seat": None}).json()
+    assert step["view"]["over"] and step["view"]["outcome"]["penalties"] == list(rec.penalties)
+    bids = [a for a in rec.actions if a >= 2]
+    assert bids  # the two special cards were auctioned (unless both were removed) and named in the replay
+    r = client.post("/api/replay", json={"record": record, "step": 0, "policy": "heuristic"})
+    assert_error(r, 422, "policy: expected null for a record with special cards")

@@ -130,3 +130,66 @@ def test_play_a_whole_game_by_clicking_then_check_the_table_against_the_record(b
         assert f"penalties {', '.join(map(str, penalties))}" in page.inner_text("#watch-status")
         assert not errors, errors
         page.close()
+
+
+def test_play_wildcards_by_clicking_bids_drops_and_choices(browser, tmp_path):
+    import httpx
+
+    from training.serve import serve_in_background
+    from training.web.app import create_app
+    from training.web.games import GameStore
+
+    app = create_app(store=GameStore(seed=1), records_dir=None)
+    with serve_in_background(app) as url:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        page.wait_for_selector("body[data-ready=true]", timeout=15000)
+        page.select_option("#preset", "wildcards")
+        page.select_option("#seat", "0")
+        offered = page.eval_on_selector_all("#opponent-0 option", "os => os.map(o => o.value)")
+        assert "heuristic" in offered and "random" in offered and "threshold" not in offered and "ppo-3p" not in offered
+        page.select_option("#opponent-0", "heuristic")
+        page.select_option("#opponent-1", "random")
+        page.click("#start")
+        page.wait_for_selector("#game:not([hidden])")
+
+        clicks, auctions, refused = 0, [], False
+        while page.get_attribute("#game", "data-over") != "true":
+            move = page.get_attribute("#game", "data-move")
+            if page.is_visible("#auction-actions"):
+                auctions.append(page.inner_text("#auction-status"))
+                if not refused:  # a bid the rules forbid is refused on the page, nothing is sent
+                    page.fill("#bid-amount", "99")
+                    page.click("#bid")
+                    assert "bid 99: expected" in page.inner_text("#error")
+                    assert page.get_attribute("#game", "data-move") == move
+                    refused = True
+                if page.is_enabled("#drop"):
+                    page.click("#drop")
+                else:  # the opener bids the least it may
+                    page.fill("#bid-amount", page.get_attribute("#bid-amount", "min"))
+                    page.click("#bid")
+            elif page.is_visible("#choice-actions"):
+                page.click("#choose")
+            else:
+                page.wait_for_selector("#take:enabled")
+                cost = int(page.inner_text("#take-cost").split("by ")[1].split()[0])
+                page.click("#pass" if page.is_enabled("#pass") and cost > 6 else "#take")
+            clicks += 1
+            page.wait_for_function("m => document.getElementById('game').dataset.move !== m", arg=move)
+            assert clicks < 400, "the game did not end"
+        page.screenshot(path=tmp_path / "serve-wildcards.png", full_page=True)
+
+        assert refused and any(a.startswith("auction for the") for a in auctions), auctions
+        assert page.is_hidden("#error"), page.inner_text("#error")
+        game_id = page.get_attribute("#game", "data-game-id")
+        record = GameRecord.from_dict(httpx.get(f"{url}api/games/{game_id}/record").json())
+        assert record.config.special_cards == ("wild", "delete")
+        penalties = list(replay(record).final_penalties())
+        shown = [int(page.inner_text(f"#results tr[data-seat='{i}'] .penalty")) for i in range(3)]
+        assert shown == penalties == list(record.penalties)
+        assert sum(1 for h in replay(record).history if h.seat == 0) == clicks
+        assert not errors, errors
+        page.close()

@@ -482,14 +482,17 @@ def test_heuristic_beats_random_in_wildcards_evaluation():
     assert report.games == 60 and report["heuristic"].win_rate > 0.8
 
 
-def test_terminal_play_refuses_special_cards_and_history_is_told_in_words(capsys):
-    from training import play
+def test_take_delta_is_zero_for_a_card_the_wild_already_scores():
+    from nothanks_env.game import take_delta
+
+    # a wild named 10 scores as 10; taking the number card 10 then adds nothing (issue 9 rules)
+    assert take_delta(1 << 10, 10) == 0
+    assert (take_delta(1 << 9, 10), take_delta(1 << 11, 10), take_delta(0, 10)) == (0, -1, 10)
+
+
+def test_history_is_told_in_words():
     from training.tui import describe
 
-    with pytest.raises(SystemExit) as e:
-        play.main(["--preset", "wildcards", "--seed", "1"])
-    assert e.value.code == 2
-    assert "--preset wildcards: expected a variant without special cards" in capsys.readouterr().err
     g = new_game([WILD, 20])
     g.step(bid(2))
     g.step(DROP)

@@ -34,7 +34,7 @@ from safetensors.torch import load_file, save_file
 
 from nothanks_env import __version__ as ENV_VERSION
 from nothanks_env import encoding as enc
-from nothanks_env.game import SeatView
+from nothanks_env.game import NUM_SPECIAL_ACTIONS, SeatView
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView
 
@@ -71,11 +71,19 @@ class CheckpointError(ValueError):
     """A checkpoint that is incomplete, corrupted or made for another observation layout."""
 
 
-def observation_layout(behaviour: bool = False) -> list[list[Any]]:
-    """The current layout as ``[[piece name, size], ...]`` (stored in metadata, checked on load); with
-    ``behaviour`` the :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` pieces follow."""
-    pieces = enc.LAYOUT + enc.BEHAVIOUR_LAYOUT if behaviour else enc.LAYOUT
+def observation_layout(behaviour: bool = False, special: bool = False) -> list[list[Any]]:
+    """The current layout as ``[[piece name, size], ...]`` (stored in metadata, checked on load): with
+    ``special`` the :data:`~nothanks_env.encoding.SPECIAL_LAYOUT` pieces follow the standard ones (configs
+    with special cards), and with ``behaviour`` the :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` pieces last."""
+    pieces = enc.LAYOUT + (enc.SPECIAL_LAYOUT if special else ()) + (enc.BEHAVIOUR_LAYOUT if behaviour else ())
     return [[p.name, p.size] for p in pieces]
+
+
+def network_sizes(special: bool, behaviour: bool = False) -> tuple[int, int]:
+    """(inputs, outputs) of a network: 389 inputs and 2 actions for the standard game, 499 and 125 with
+    special cards (``wildcards``); :data:`~nothanks_env.encoding.BEHAVIOUR_SIZE` (56) more inputs with ``behaviour``."""
+    inputs = (enc.SPECIAL_OBS_SIZE if special else enc.OBS_SIZE) + (enc.BEHAVIOUR_SIZE if behaviour else 0)
+    return inputs, NUM_SPECIAL_ACTIONS if special else 2
 
 
 def package_versions() -> dict[str, str]:
@@ -96,7 +104,12 @@ def package_versions() -> dict[str, str]:
 
 
 class MLPPolicy(Policy):
-    """A feed-forward actor: observation -> hidden layers -> 2 logits (PASS, TAKE); batched forward.
+    """A feed-forward actor: observation -> hidden layers -> logits over the actions; batched forward.
+
+    Standard networks take the 389-value observation and give 2 logits (PASS, TAKE); networks for the
+    house special cards (``wildcards``) take the 499-value one and give 125 (:data:`nothanks_env.game.ACTION_PIECES`),
+    play through :meth:`act_special` (one seat view of the scalar engine) and :meth:`act_observation`, and
+    set :attr:`plays_special_cards`. The weights' shapes decide which (:func:`network_sizes`).
 
     The same network as the actor of SB3's ``MaskableActorCriticPolicy`` with ``net_arch=pi``; its
     weights are copied from there by :func:`actor_weights`.
@@ -157,12 +170,15 @@ class MLPPolicy(Policy):
             for i, lin in enumerate(linears):
                 lin.weight.copy_(weights[f"layers.{i}.weight"])
                 lin.bias.copy_(weights[f"layers.{i}.bias"])
-        inputs = enc.OBS_SIZE + (enc.BEHAVIOUR_SIZE if behaviour else 0)
-        if linears[0].in_features != inputs or linears[-1].out_features != 2:
+        sizes = (linears[0].in_features, linears[-1].out_features)
+        if sizes not in (network_sizes(False, behaviour), network_sizes(True, behaviour)):
+            (a, b), (c, d) = network_sizes(False, behaviour), network_sizes(True, behaviour)
             raise CheckpointError(
-                f"weights: expected {inputs} inputs{' (behaviour on)' if behaviour else ''} and 2 outputs, "
-                f"got {linears[0].in_features} and {linears[-1].out_features}"
+                f"weights: expected {a} inputs and {b} outputs (standard game) or {c} and {d} (special cards)"
+                f"{' with behaviour on' if behaviour else ''}, got {sizes[0]} and {sizes[1]}"
             )
+        self.obs_size, self.num_actions = sizes
+        self.plays_special_cards = sizes == network_sizes(True, behaviour)
         bad = [k for k, v in weights.items() if not bool(torch.isfinite(v).all())]
         if bad:
             raise CheckpointError(f"weights: expected finite numbers, got NaN or inf in {sorted(bad)}")
@@ -203,16 +219,37 @@ class MLPPolicy(Policy):
         Raises:
             ValueError: if the table size is not one of :attr:`player_counts`, or the logits are not finite.
         """
-        n = view.config.num_players
+        self._check_table(view.config)
+        if self.plays_special_cards:
+            raise ValueError(
+                f"policy {self.name!r}: expected a table with special cards (it was trained on {NUM_SPECIAL_ACTIONS} "
+                "actions), got a standard one (pass/take only)"
+            )
+        return self.act_observation(enc.encode_batch(view, self.chip_memory, self.behaviour), view.action_mask())
+
+    def act_special(self, view: SeatView) -> int:
+        """Action id for one seat view of a config with special cards (the viewer is to act); always legal.
+
+        Raises:
+            ValueError: if the network is a standard one (2 actions), or the table size is not one of
+                :attr:`player_counts`.
+        """
+        self._check_table(view.config)
+        if not self.plays_special_cards:
+            raise ValueError(f"policy {self.name!r}: expected a network for special cards, got one with 2 actions")
+        obs = enc.encode(view, self.chip_memory, behaviour=self.behaviour)[None]
+        return int(self.act_observation(obs, enc.action_mask(view)[None])[0])
+
+    def _check_table(self, config: Any) -> None:
+        n = config.num_players
         if self.player_counts is not None and n not in self.player_counts:
             raise ValueError(
                 f"policy {self.name!r}: expected a table of {list(self.player_counts)} players (what it was trained "
                 f"at), got {n}"
             )
-        return self.act_observation(enc.encode_batch(view, self.chip_memory, self.behaviour), view.action_mask())
 
     def act_observation(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """:meth:`act_batch` from encoded observations float32 (B, OBS_SIZE) and masks (B, 2).
+        """:meth:`act_batch` from encoded observations float32 (B, obs_size) and masks (B, num_actions).
 
         Only legal actions are ever returned: where one action is legal it is played without a draw.
 
@@ -223,6 +260,11 @@ class MLPPolicy(Policy):
         if self.deterministic:
             logits = np.where(legal, self.logits(obs), -np.inf)
             return logits.argmax(axis=1).astype(np.int64)
+        if self.num_actions != 2:  # inverse-CDF draw from the masked softmax, one uniform per row
+            cdf = np.cumsum(self.probabilities(obs, mask), axis=1)
+            u = self.rng.random(len(cdf))[:, None] * cdf[:, -1:]
+            picked = np.minimum((cdf <= u).sum(axis=1), cdf.shape[1] - 1)
+            return np.where(legal[np.arange(len(picked)), picked], picked, legal.argmax(axis=1)).astype(np.int64)
         p_take = self.probabilities(obs, mask)[:, 1]
         sampled = (self.rng.random(len(p_take)) < p_take).astype(np.int64)
         return np.where(~legal[:, 0], 1, np.where(~legal[:, 1], 0, sampled)).astype(np.int64)
@@ -234,11 +276,15 @@ class MLPPolicy(Policy):
         return z / z.sum(axis=1, keepdims=True)
 
     def action_probabilities(self, view: SeatView) -> np.ndarray:
-        """[P(pass), P(take)] of the sampling policy for one seat view (the seat to act): float64 (2,).
+        """The sampling policy's probabilities for one seat view (the seat to act): float64 (num_actions,),
+        [P(pass), P(take)] for a standard network, every action id's with special cards.
 
         Used by ``python -m training.replay --policy``. With ``deterministic=True`` the action played is
         the argmax of these probabilities.
         """
+        if self.plays_special_cards:
+            obs = enc.encode(view, self.chip_memory, behaviour=self.behaviour)[None]
+            return self.probabilities(obs, enc.action_mask(view)[None])[0]
         batch = BatchView.from_seat_view(view)
         return self.probabilities(enc.encode_batch(batch, self.chip_memory, self.behaviour), batch.action_mask())[0]
 
@@ -367,11 +413,13 @@ def save_checkpoint(
         torch.save(train_state, tmp / TRAIN_STATE_FILE)
         files.append(TRAIN_STATE_FILE)
     meta = dict(metadata)
+    special = tuple(weights["layers.0.weight"].shape)[1] == enc.SPECIAL_OBS_SIZE
     meta.update(
         format=FORMAT_VERSION,
         env_version=ENV_VERSION,
-        obs_size=enc.OBS_SIZE + (enc.BEHAVIOUR_SIZE if metadata.get("behaviour") else 0),
-        observation_layout=observation_layout(bool(metadata.get("behaviour"))),
+        obs_size=network_sizes(special, bool(metadata.get("behaviour")))[0],
+        num_actions=network_sizes(special)[1],
+        observation_layout=observation_layout(bool(metadata.get("behaviour")), special),
         package_versions=package_versions(),
         files={f: _sha256(tmp / f) for f in files},
     )
@@ -499,10 +547,11 @@ def verify_checkpoint(path: str | Path) -> dict[str, Any]:
     behaviour = meta.get("behaviour", False)
     if not isinstance(behaviour, bool):
         raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: behaviour: expected true or false, got {behaviour!r}")
-    if meta["observation_layout"] != observation_layout(behaviour):
+    special = meta.get("num_actions") == NUM_SPECIAL_ACTIONS  # absent before special cards: a standard one
+    if meta["observation_layout"] != observation_layout(behaviour, special):
         raise CheckpointError(
             f"checkpoint {p}: trained for observation layout {meta['observation_layout']}, "
-            f"this package encodes {observation_layout(behaviour)}"
+            f"this package encodes {observation_layout(behaviour, special)}"
         )
     return meta
 

@@ -1,6 +1,6 @@
 """Throughput benchmarks. One sub-command per subject; each prints a table.
 
-    python -m training.benchmark env [--seconds S] [--players 3 5 7] [--clock wall|cpu]
+    python -m training.benchmark env [--seconds S] [--players 3 5 7] [--clock wall|cpu] [--preset NAME]
     python -m training.benchmark eval [--games N] [--workers W] [--seed S]
     python -m training.benchmark selfplay [--steps N] [--naive-steps N] [--players P] [--snapshots K]
     python -m training.benchmark rllib [--iterations N] [--env-runners R] [--envs-per-runner E] [--address A]
@@ -35,10 +35,15 @@ that the env's own cost shows), next to the AEC env, one process: ``aec_env`` de
 - ``encode``: ``encoding.encode(view)`` alone on prepared seat views, per call.
 - ``vector_encode``: ``encoding.encode_batch(VectorGame.view())`` on a batch of 1024 games, per observation.
 
+``--preset NAME`` runs the levels on that variant (default ``standard``). With special cards (``wildcards``)
+random legal play draws uniformly among the legal ids of each phase (offers, bids, drops, choices), so
+auctions run long; the batched levels have no special cards and print ``-``.
+
 Rates are wall-clock (``time.perf_counter``) over about ``--seconds`` per cell; the machine's load average
 is printed because other processes on a shared machine lower them. ``--clock cpu`` times with
 ``time.process_time`` instead (CPU seconds of this process), which is less sensitive to that load. To add
-a level, append a ``(name, function(num_players, seconds, clock) -> rate)`` pair to :data:`ENV_LEVELS`.
+a level, append a ``(name, function(num_players, seconds, clock, preset) -> rate)`` pair to :data:`ENV_LEVELS`
+(return NaN for a preset the level cannot run).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ import numpy as np
 
 from nothanks_env import encoding, nothanks_v0
 from nothanks_env.game import PASS, TAKE, Game, GameConfig, SeatView
+from nothanks_env.presets import resolve_config
 from nothanks_env.vector import VectorGame
 from training.cli import refuse
 
@@ -63,25 +69,46 @@ Clock = Callable[[], float]
 """A timer in seconds: ``time.perf_counter`` (wall) or ``time.process_time`` (CPU)."""
 
 
-def engine_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
+def _config(num_players: int, preset: str) -> GameConfig:
+    return resolve_config(num_players=num_players, preset=preset)
+
+
+def _random_action(game: Game, rng: random.Random) -> int:
+    """A uniformly random legal action: pass/take by one random bit, else one of the phase's legal ids."""
+    if not game.config.special_cards:
+        return rng.getrandbits(1) if game.chips[game.current_seat] else TAKE
+    legal = game.legal_actions()
+    return legal[rng.randrange(len(legal))]
+
+
+def engine_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter, preset: str = "standard") -> float:
     """Decisions/s of ``Game.step`` with random legal actions (resets included)."""
-    game = Game(GameConfig(num_players=num_players))
+    game = Game(_config(num_players, preset))
     rng = random.Random(0)
     decisions, seed = 0, 0
+    special = bool(game.config.special_cards)
     start = clock()
     while clock() - start < seconds:
         game.reset(seed=seed)
         seed += 1
         chips = game.chips  # the engine mutates this list in place within a deal
         while not game.is_over:
-            game.step(rng.getrandbits(1) if chips[game.current_seat] else TAKE)
+            if special:
+                game.step(_random_action(game, rng))
+            else:
+                game.step(rng.getrandbits(1) if chips[game.current_seat] else TAKE)
             decisions += 1
     return decisions / (clock() - start)
 
 
-def vector_engine_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
+def vector_engine_rate(
+    num_players: int, seconds: float, clock: Clock = time.perf_counter, preset: str = "standard"
+) -> float:
     """Decisions/s of ``VectorGame.step`` on :data:`VECTOR_BATCH` games, random legal actions, re-deals included."""
-    vg = VectorGame(GameConfig(num_players=num_players), VECTOR_BATCH, seed=0)
+    config = _config(num_players, preset)
+    if config.special_cards:
+        return float("nan")
+    vg = VectorGame(config, VECTOR_BATCH, seed=0)
     rng = np.random.default_rng(0)
     decisions = 0
     start = clock()
@@ -94,9 +121,14 @@ def vector_engine_rate(num_players: int, seconds: float, clock: Clock = time.per
     return decisions / (clock() - start)
 
 
-def vector_encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
+def vector_encode_rate(
+    num_players: int, seconds: float, clock: Clock = time.perf_counter, preset: str = "standard"
+) -> float:
     """Observations/s of ``encoding.encode_batch(VectorGame.view())`` on :data:`VECTOR_BATCH` games mid-deal."""
-    vg = VectorGame(GameConfig(num_players=num_players), VECTOR_BATCH, seed=0)
+    config = _config(num_players, preset)
+    if config.special_cards:
+        return float("nan")
+    vg = VectorGame(config, VECTOR_BATCH, seed=0)
     rng = np.random.default_rng(1)
     for _ in range(40):  # move the games into mid-deal states
         can_pass = vg.action_mask()[:, PASS] == 1
@@ -110,9 +142,10 @@ def vector_encode_rate(num_players: int, seconds: float, clock: Clock = time.per
     return calls / (clock() - start)
 
 
-def aec_env_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
+def aec_env_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter, preset: str = "standard") -> float:
     """Decisions/s of ``nothanks_v0.env()``: one ``last()`` and one ``step()`` per decision."""
-    env = nothanks_v0.env(num_players=num_players)
+    env = nothanks_v0.env(num_players=num_players, preset=preset)
+    special = bool(env.unwrapped.config.special_cards)
     rng = random.Random(0)
     decisions, seed = 0, 0
     start = clock()
@@ -124,14 +157,18 @@ def aec_env_rate(num_players: int, seconds: float, clock: Clock = time.perf_coun
             if terminated:
                 env.step(None)
                 continue
-            env.step(rng.getrandbits(1) if obs["action_mask"][0] else TAKE)
+            if special:
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.randrange(len(legal))]))
+            else:
+                env.step(rng.getrandbits(1) if obs["action_mask"][0] else TAKE)
             decisions += 1
     return decisions / (clock() - start)
 
 
-def _random_views(num_players: int, count: int) -> list[SeatView]:
+def _random_views(num_players: int, count: int, preset: str = "standard") -> list[SeatView]:
     """``count`` seat views of the seat to act, taken along random games."""
-    game = Game(GameConfig(num_players=num_players))
+    game = Game(_config(num_players, preset))
     rng = random.Random(1)
     out: list[SeatView] = []
     seed = 0
@@ -140,13 +177,15 @@ def _random_views(num_players: int, count: int) -> list[SeatView]:
         seed += 1
         while not game.is_over and len(out) < count:
             out.append(game.seat_view(game.current_seat))
-            game.step(rng.getrandbits(1) if game.chips[game.current_seat] else TAKE)
+            game.step(_random_action(game, rng))
     return out
 
 
-def seat_view_encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
+def seat_view_encode_rate(
+    num_players: int, seconds: float, clock: Clock = time.perf_counter, preset: str = "standard"
+) -> float:
     """Calls/s of ``encode(game.seat_view(seat))`` on states of random games (stepping not timed)."""
-    game = Game(GameConfig(num_players=num_players))
+    game = Game(_config(num_players, preset))
     rng = random.Random(2)
     calls, seed, elapsed = 0, 0, 0.0
     while elapsed < seconds:
@@ -157,13 +196,13 @@ def seat_view_encode_rate(num_players: int, seconds: float, clock: Clock = time.
             encoding.encode(game.seat_view(game.current_seat))
             elapsed += clock() - t0
             calls += 1
-            game.step(rng.getrandbits(1) if game.chips[game.current_seat] else TAKE)
+            game.step(_random_action(game, rng))
     return calls / elapsed
 
 
-def encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter) -> float:
+def encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_counter, preset: str = "standard") -> float:
     """Calls/s of ``encoding.encode(view)`` on prepared seat views from random games."""
-    views = _random_views(num_players, 2000)
+    views = _random_views(num_players, 2000, preset)
     calls = 0
     start = clock()
     while clock() - start < seconds:
@@ -173,7 +212,7 @@ def encode_rate(num_players: int, seconds: float, clock: Clock = time.perf_count
     return calls / (clock() - start)
 
 
-ENV_LEVELS: list[tuple[str, Callable[[int, float, Clock], float]]] = [
+ENV_LEVELS: list[tuple[str, Callable[..., float]]] = [
     ("engine", engine_rate),
     ("vector_engine", vector_engine_rate),
     ("aec_env", aec_env_rate),
@@ -181,7 +220,8 @@ ENV_LEVELS: list[tuple[str, Callable[[int, float, Clock], float]]] = [
     ("encode", encode_rate),
     ("vector_encode", vector_encode_rate),
 ]
-"""(column name, function(num_players, seconds, clock) -> decisions or calls per second)."""
+"""(column name, function(num_players, seconds, clock, preset) -> decisions or calls per second; NaN if the
+level cannot run the preset)."""
 
 
 def gym_rates(
@@ -250,21 +290,23 @@ def bench_env(args: argparse.Namespace) -> None:
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
-        f"random legal play, {args.seconds:g} {args.clock} s per cell, python {sys.version.split()[0]}, "
-        f"load average {load}"
+        f"random legal play, preset {args.preset}, {args.seconds:g} {args.clock} s per cell, "
+        f"python {sys.version.split()[0]}, load average {load}"
     )
     names = [name for name, _ in ENV_LEVELS]
     widths = [max(len(name), 12) for name in names]
     print(f"{'players':>7}  " + "  ".join(f"{name:>{w}}" for name, w in zip(names, widths)))
     for n in args.players:
-        rates = [fn(n, args.seconds, clock) for _, fn in ENV_LEVELS]
-        print(f"{n:>7}  " + "  ".join(f"{rate:>{w},.0f}" for rate, w in zip(rates, widths)), flush=True)
+        rates = [fn(n, args.seconds, clock, args.preset) for _, fn in ENV_LEVELS]
+        cells = [f"{'-':>{w}}" if np.isnan(rate) else f"{rate:>{w},.0f}" for rate, w in zip(rates, widths)]
+        print(f"{n:>7}  " + "  ".join(cells), flush=True)
     print("units: decisions/s (engine, vector_engine, aec_env), observations/s (the encode columns)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; add a sub-command with ``subparsers.add_parser(...).set_defaults(func=...)``."""
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
+    from nothanks_env.presets import PRESETS
     from training.cli import Parser, int_in, positive_float
 
     players = int_in(MIN_PLAYERS, MAX_PLAYERS)
@@ -276,6 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--players", type=players, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
+    p.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rule variant (default standard)")
     p.set_defaults(func=bench_env)
 
     p = subparsers.add_parser("gym", help="steps/s and decisions/s of the Gymnasium single and vector envs")

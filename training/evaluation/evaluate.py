@@ -132,14 +132,21 @@ def _play_games_scalar(
 
 def check_plays(policies: Sequence[Policy], config: GameConfig) -> None:
     """Raise ValueError, before any game, if a policy cannot play ``config`` (special cards need policies
-    with ``plays_special_cards``: ``random`` and ``heuristic`` among the baselines)."""
+    with ``plays_special_cards``: ``random`` and ``heuristic`` among the baselines; a network trained on them,
+    with its 125 actions, plays no standard table)."""
     if not config.special_cards:
+        special_only = [getattr(p, "name", type(p).__name__) for p in policies if getattr(p, "num_actions", 2) != 2]
+        if special_only:
+            raise ValueError(
+                f"policies: expected policies that play pass/take (a standard table), got {special_only} trained "
+                "on special cards (125 actions): evaluate them with --preset wildcards"
+            )
         return
     unable = [getattr(p, "name", type(p).__name__) for p in policies if not getattr(p, "plays_special_cards", False)]
     if unable:
         raise ValueError(
             f"policies for {list(config.special_cards)}: expected policies that play special cards (random, "
-            f"heuristic), got {unable} that play only pass/take (trained checkpoints have 2 actions)"
+            f"heuristic, or a checkpoint trained on them), got {unable} that play only pass/take"
         )
 
 
@@ -430,6 +437,12 @@ class EvalReport:
     def games_per_second(self) -> float:
         return self.games / self.seconds if self.seconds > 0 else math.inf
 
+    @property
+    def played(self) -> str:
+        """What was played, in words: ``"300 games"``, or for matches ``"60 matches of 3 deals"``."""
+        deals = int(self.config.get("num_deals", 1))
+        return f"{self.games} games" if deals == 1 else f"{self.games} matches of {deals} deals"
+
     def to_dict(self) -> dict:
         return asdict(self) | {"games_per_second": self.games_per_second}
 
@@ -444,7 +457,7 @@ class EvalReport:
 
     def table(self, title: str | None = None):
         """A :class:`rich.table.Table` of the report."""
-        return stats_table(self.policies, self.num_players, title or f"{self.games} games, {self.num_players} players")
+        return stats_table(self.policies, self.num_players, title or f"{self.played}, {self.num_players} players")
 
 
 def write_stats_csv(path: str, rows: Sequence[PolicyStats], extra: Sequence[dict] | None = None) -> None:
@@ -705,7 +718,8 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
     )
     console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: do not wrap
     console.print(report.table())
-    print(f"{report.games} games in {report.seconds:.1f} s ({report.games_per_second:,.0f} games/s)")
+    unit = "games" if report.played.endswith(" games") else "matches"
+    print(f"{report.played} in {report.seconds:.1f} s ({report.games_per_second:,.0f} {unit}/s)")
     if args.json:
         report.write_json(args.json)
     if args.csv:

@@ -105,7 +105,7 @@ RULE_FIELDS: tuple[str, ...] = tuple(
 the starting seat is drawn per game)."""
 _RULE_DESCRIPTIONS = {
     "num_deals": "deals per match; the reward is paid at the match end",
-    "special_cards": "house special cards; not playable by self-play yet",
+    "special_cards": "house special cards (preset wildcards): trained on the scalar engine, 125 actions",
 }
 
 
@@ -183,7 +183,9 @@ class GameSection(_GameRules):
     def _rules_valid(self) -> GameSection:
         for n in self.num_players:
             try:
-                require_batched(self.game_config(n))  # self-play runs on the batched engine
+                config = self.game_config(n)
+                if not config.special_cards:  # special cards run on the scalar learner table instead
+                    require_batched(config)
             except RuleError as e:
                 raise ValueError(str(e)) from e
         return self
@@ -360,9 +362,15 @@ class Config(_Section):
             for spec in specs:
                 for n in self.game.num_players:
                     try:
-                        load_policy(spec, num_players=n)
+                        pol = load_policy(spec, num_players=n)
                     except (ValueError, OSError) as e:
                         raise ValueError(f"{where}: {e}") from e
+                    if self.game.special_cards and not getattr(pol, "plays_special_cards", False):
+                        raise ValueError(
+                            f"{where}: {spec!r}: expected a policy that plays special cards (random, heuristic or "
+                            f"a checkpoint trained on them) for game.special_cards {self.game.special_cards}, "
+                            "got one that plays only pass/take"
+                        )
         return self
 
     @property

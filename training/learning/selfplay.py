@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 from nothanks_env import encoding as enc
+from nothanks_env.game import BID0, MAX_BID
 from training import checkpoints as ckpt
 from training.learning import runs
 from training.learning.config import Config, ConfigError, dump_config, load_config, split_dotted_flags
@@ -215,9 +216,9 @@ def rng_state(env) -> dict[str, Any]:
         "numpy": [x.tolist() if isinstance(x, np.ndarray) else x for x in np.random.get_state()],
         "python": random.getstate(),
         "tables": [
-            {"game": t.game.rng.bit_generator.state, "seats": r.bit_generator.state}
+            {"game": _deal_rng(t).bit_generator.state, "seats": r.bit_generator.state}
             for t, r in zip(env.tables, env.seat_rngs)
-        ],
+        ],  # fmt: skip
     }
 
 
@@ -227,8 +228,13 @@ def set_rng_state(state: dict[str, Any], env) -> None:
     np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
     random.setstate(tuple(tuple(x) if isinstance(x, list) else x for x in state["python"]))
     for t, r, s in zip(env.tables, env.seat_rngs, state["tables"]):
-        t.game.rng.bit_generator.state = s["game"]
+        _deal_rng(t).bit_generator.state = s["game"]
         r.bit_generator.state = s["seats"]
+
+
+def _deal_rng(table) -> np.random.Generator:
+    """The RNG a learner table deals from: the batched engine's, or the scalar table's own (special cards)."""
+    return table.rng if hasattr(table, "rng") else table.game.rng
 
 
 def check_resume(cfg: Config, meta: dict[str, Any], checkpoint: Path) -> None:
@@ -295,12 +301,40 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
             f"run.init_from {spec!r}: trained for {trained} players, expected one that covers this config's "
             f"game.num_players {cfg.game.num_players}"
         )
-    sizes = [enc.OBS_SIZE + (enc.BEHAVIOUR_SIZE if cfg.env.behaviour else 0), *cfg.ppo.net_arch, 2]
+    special = bool(cfg.game.special_cards)
+    n_in, n_out = ckpt.network_sizes(special, cfg.env.behaviour)
+    standard_in = ckpt.network_sizes(False, cfg.env.behaviour)[0]
+    if special and tuple(weights["layers.0.weight"].shape)[1:] == (standard_in,):
+        weights = widen_for_special(weights)
+    sizes = [n_in, *cfg.ppo.net_arch, n_out]
     want = [(sizes[i + 1], sizes[i]) for i in range(len(sizes) - 1)]
     got = [tuple(weights[f"layers.{i}.weight"].shape) for i in range(len(weights) // 2)]
     if want != got:
         raise ConfigError(f"run.init_from {spec!r}: expected actor layer shapes {want} (ppo.net_arch), got {got}")
     return weights
+
+
+def widen_for_special(weights: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A standard actor (389 inputs, 2 outputs) as a special-cards actor (499 inputs, 125 outputs).
+
+    The 389 standard pieces keep their meaning in the special layout (:mod:`nothanks_env.encoding`), and
+    PASS/TAKE keep ids 0/1, so the network plays offers as before: the first layer gets zero weights for
+    the 110 special inputs (inserted after the 389, so behaviour inputs, if any, stay last), and the last
+    layer zero weights for the 123 new actions with bias 0, except that a bid of k chips starts at -0.5 k,
+    so that a fresh head does not throw chips away at auctions. Hidden layers are unchanged.
+    """
+    out = dict(weights)
+    first = weights["layers.0.weight"]
+    extra_in = first.new_zeros(first.shape[0], enc.SPECIAL_OBS_SIZE - enc.OBS_SIZE)
+    out["layers.0.weight"] = torch.cat([first[:, : enc.OBS_SIZE], extra_in, first[:, enc.OBS_SIZE :]], 1)
+    last = len(weights) // 2 - 1
+    w, b = weights[f"layers.{last}.weight"], weights[f"layers.{last}.bias"]
+    extra = ckpt.network_sizes(True)[1] - 2
+    out[f"layers.{last}.weight"] = torch.cat([w, w.new_zeros(extra, w.shape[1])], 0)
+    bias = b.new_zeros(extra)
+    bias[BID0 - 2 : BID0 - 2 + MAX_BID + 1] = -0.5 * torch.arange(MAX_BID + 1, dtype=b.dtype)  # after PASS, TAKE
+    out[f"layers.{last}.bias"] = torch.cat([b, bias], 0)
+    return out
 
 
 # --------------------------------------------------------------------------- the training loop

@@ -38,6 +38,7 @@ from nothanks_env import encoding as enc
 from nothanks_env.game import GameConfig
 from nothanks_env.outcome import reward_values_batch, selfplay_reward, win_shares
 from nothanks_env.policy import Policy
+from nothanks_env.scalar_table import ScalarLearnerTable
 from nothanks_env.table import Finished, LearnerTable
 from training.learning.pool import Member, OpponentPool, Weighting, pfsp_weight
 
@@ -60,6 +61,9 @@ class SelfPlayVecEnv(VecEnv):
     seats' public pass/take records (:data:`nothanks_env.encoding.BEHAVIOUR_LAYOUT`) last.
     Action: ``Discrete(2)``, PASS (0) or TAKE (1); illegal
     actions (PASS at 0 chips) raise, and MaskablePPO never picks them given :meth:`action_masks`.
+    Configs with special cards (``wildcards``) run on :class:`~nothanks_env.scalar_table.ScalarLearnerTable`
+    (the batched engine has none): observation ``(SPECIAL_OBS_SIZE,)`` (499), action ``Discrete(125)``
+    (:data:`nothanks_env.game.ACTION_PIECES`), masks (num_envs, 125); every config of one env must agree.
     Reward and episode end: see the module docstring. ``info["episode"]`` (``r``, ``l`` in learner turns,
     ``t``) and ``info["num_players"]`` come with each ``done``.
 
@@ -95,8 +99,12 @@ class SelfPlayVecEnv(VecEnv):
         self.reward_kind = selfplay_reward(reward)
         seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(configs))]
         self.seat_rngs = [np.random.default_rng(s + 1) for s in seeds]
+        special = {bool(c.special_cards) for c in configs}
+        if len(special) != 1:
+            raise ValueError("configs: expected all with special cards or all without, got a mix")
+        table = ScalarLearnerTable if special.pop() else LearnerTable
         self.tables = [
-            LearnerTable(
+            table(
                 c,
                 games_per_count,
                 policy=partial(self._member_policy, c.num_players),
@@ -108,10 +116,11 @@ class SelfPlayVecEnv(VecEnv):
             )
             for c, s, rng in zip(configs, seeds, self.seat_rngs)
         ]
-        obs_space = gym.spaces.Box(-np.inf, np.inf, shape=(enc.obs_size(configs[0], behaviour),), dtype=np.float32)
-        super().__init__(games_per_count * len(configs), obs_space, gym.spaces.Discrete(2))
+        size, actions = enc.obs_size(configs[0], behaviour), configs[0].num_actions
+        obs_space = gym.spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
+        super().__init__(games_per_count * len(configs), obs_space, gym.spaces.Discrete(actions))
         self._actions: np.ndarray | None = None
-        self._masks = np.ones((self.num_envs, 2), dtype=bool)
+        self._masks = np.ones((self.num_envs, actions), dtype=bool)
 
     @property
     def opponent_decisions(self) -> int:

@@ -13,6 +13,13 @@ own chips, and the opponents' only when the variant shows them (``--preset visib
 
 Commands (case-insensitive): ``t``/``take``, ``p``/``pass``, ``h``/``help``, ``q``/``quit``.
 
+With the house special cards (``--preset wildcards``) the table also shows the auction (the card
+auctioned, the high bid and its bidder, who is still in, the chips each player paid) and asks for:
+``b N``/``bid N`` (or just ``N``) to bid N chips, ``d``/``drop`` to drop out, then the winner's choice: a
+card value ``N`` to name the wild's value or to discard that card. Input that the rules forbid (a bid not
+above the high bid or above your chips, the opener dropping, a value you hold, a card you do not hold) is
+refused with the reason and asked again.
+
 At the end the game is saved as a JSON record (:mod:`nothanks_env.records`) to ``--save`` or to
 ``games/nothanks__{preset}__{seed}__{time}.json``; quitting early offers to save the unfinished game.
 Replay it with ``python -m training.replay PATH``.
@@ -32,7 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from nothanks_env.game import PASS, TAKE, Game, RuleError
+from nothanks_env.game import BID0, DELETE0, DROP, PASS, TAKE, VALUE0, Game, RuleError, SeatView
 from nothanks_env.policy import Policy
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
@@ -63,9 +70,31 @@ DEFAULT_OPPONENT = "heuristic"
 RECORD_DIR = Path("games")
 
 
+SPECIAL_HELP = """\
+auction:  b N, bid N, or just N  bid N chips (more than the high bid, at most your chips; the opener may bid 0)
+          d, drop                drop out of this auction for good (not before your opening bid)
+wild:     N                      name the wild's value: a card value you do not hold (it counts as that card)
+delete:   N                      discard card N, one of your cards (it leaves the game)
+The auction winner pays the bid (those chips leave the game) and then turns the next card."""
+
+
 def parse_command(text: str) -> str | None:
     """``"take"``, ``"pass"``, ``"help"`` or ``"quit"`` for an accepted input (see :data:`COMMANDS`), else None."""
     return COMMANDS.get(text.strip().lower())
+
+
+def parse_special(text: str) -> tuple[str, int | None] | None:
+    """An auction or choice input: ``("bid", N)`` for ``b N``/``bid N``, ``("number", N)`` for a bare ``N``,
+    ``("drop", None)`` for ``d``/``drop``; help and quit as :func:`parse_command`; None if not understood."""
+    words = text.strip().lower().split()
+    if len(words) == 1 and words[0] in ("d", "drop"):
+        return ("drop", None)
+    if len(words) == 1 and words[0].isdigit():
+        return ("number", int(words[0]))
+    if len(words) == 2 and words[0] in ("b", "bid") and words[1].isdigit():
+        return ("bid", int(words[1]))
+    command = parse_command(text)
+    return None if command not in ("help", "quit") else (command, None)
 
 
 @dataclass(frozen=True)
@@ -132,7 +161,7 @@ def play_game(
         if events:
             display.line(heading)
             for h in events:
-                display.line("  " + describe(h, who[h.seat]))
+                display.line("  " + describe(h, who[h.seat], game.config))
         shown = len(game.history)
 
     def after_step(deal_ended: bool) -> None:
@@ -148,18 +177,24 @@ def play_game(
     while not game.is_over:
         seat = game.current_seat
         if seat != human_seat:
-            view = BatchView.from_seat_view(game.seat_view(seat))
-            after_step(game.step(int(opponents[seat].act_batch(view)[0])))
+            view = game.seat_view(seat)
+            if game.config.special_cards:  # bids and choices: only the scalar entry point plays them
+                after_step(game.step(int(opponents[seat].act(view))))
+            else:
+                after_step(game.step(int(opponents[seat].act_batch(BatchView.from_seat_view(view))[0])))
             continue
         display.line("")
         show_events("since your last decision:")
         display.table(game, seat=human_seat, names=names)
-        action = _ask_action(game, human_seat, display, input_fn)
+        if game.phase == "offer":
+            action = _ask_action(game, human_seat, display, input_fn)
+        else:
+            action = _ask_special(game.seat_view(human_seat), display, input_fn, names)
         if action is None:
             return _quit(game, display, input_fn, save_path, seed, agents)
         entry_index = len(game.history)
         ended = game.step(action)
-        display.line(describe(game.history[entry_index], "you"), style="bold cyan")
+        display.line(describe(game.history[entry_index], "you", game.config), style="bold cyan")
         shown = len(game.history)
         after_step(ended)
 
@@ -195,13 +230,102 @@ def _ask_action(game: Game, seat: int, display: Display, input_fn: InputFn) -> i
                 style="red",
             )
         elif command == "help":
-            display.line(HELP)
+            display.line(HELP + ("\n" + SPECIAL_HELP if game.config.special_cards else ""))
         elif command == "quit":
             return None
         elif command == "pass" and view.own_chips == 0:
             display.line("you cannot pass: you have no chips left, so you must take the card (t)", style="red")
         else:
             return TAKE if command == "take" else PASS
+
+
+def _special_prompt(view: SeatView, names: Sequence[str]) -> str:
+    """What the human is asked in an auction or a choice: the auction's state, or the choice's range."""
+    me = view.seat
+    if view.phase == "auction":
+        card = "wild (?)" if view.face_up_special == "wild" else "delete"
+        still = ", ".join(names[s] for s, on in enumerate(view.in_auction) if on)
+        paid = ", ".join(f"{names[s]} {c}" for s, c in enumerate(view.paid) if c) or "nobody yet"
+        if view.high_bid is None:
+            state = "you open: bid 0 or more (you may not drop before your first bid)"
+        else:
+            state = f"high bid {view.high_bid} by {names[view.high_bidder]}; bid {view.high_bid + 1} or more, or drop"
+        return (
+            f"auction for the {card}: {state}\n  still in: {still}   chips paid to auctions this deal: {paid}\n"
+            f"  your chips: {view.own_chips}   [b N / N / d / h / q]: "
+        )
+    if view.phase == "choose_value":
+        return (
+            f"you won the wild (?): name its value, a card you do not hold "
+            f"({view.config.lowest_card}..{view.config.highest_card}, "
+            f"not {', '.join(map(str, view.cards[me])) or '-'}) "
+            "[N / h / q]: "
+        )
+    return f"you won the delete: discard one of your cards ({', '.join(map(str, view.cards[me]))}) [N / h / q]: "
+
+
+def _ask_special(view: SeatView, display: Display, input_fn: InputFn, names: Sequence[str]) -> int | None:
+    """The human's legal auction or choice action, asking again after bad input; None if they quit."""
+    legal = set(view.legal_actions)
+    lo = view.config.lowest_card
+    prompt = _special_prompt(view, names)
+    while True:
+        try:
+            text = input_fn(prompt)
+        except (EOFError, KeyboardInterrupt):
+            display.line("")
+            return None
+        parsed = parse_special(text)
+        shown = text.strip()[:20]
+        if parsed is None:
+            want = "b N (bid N chips) or d (drop)" if view.phase == "auction" else "a card value N"
+            unknown = f"unknown command {shown!r}" if shown else "no command"
+            display.line(f"{unknown}: type {want}, h (help) or q (quit)", style="red")
+            continue
+        kind, n = parsed
+        if kind == "help":
+            display.line(SPECIAL_HELP)
+            continue
+        if kind == "quit":
+            return None
+        problem = _special_problem(view, kind, n)
+        if problem is not None:
+            display.line(problem, style="red")
+            continue
+        if view.phase == "auction":
+            action = DROP if kind == "drop" else BID0 + n
+        elif view.phase == "choose_value":
+            action = VALUE0 + n - lo
+        else:
+            action = DELETE0 + n - lo
+        if action in legal:  # _special_problem states every rule; this holds it to the engine's mask
+            return action
+        display.line(f"{shown!r} is not allowed now", style="red")
+
+
+def _special_problem(view: SeatView, kind: str, n: int | None) -> str | None:
+    """Why an auction or choice input is refused (what was expected, what was got), or None if it is legal."""
+    me, cfg = view.seat, view.config
+    if view.phase == "auction":
+        if kind == "drop":
+            return "you cannot drop yet: the opener must bid first (bid 0 or more)" if view.high_bid is None else None
+        low = 0 if view.high_bid is None else view.high_bid + 1
+        if n is None or n < low:
+            return f"bid {n}: expected at least {low} (more than the high bid {view.high_bid})"
+        if n > view.own_chips:
+            return f"bid {n}: expected at most your {view.own_chips} chips"
+        return None
+    if kind == "drop":
+        return "there is no auction now: type a card value"
+    if view.phase == "choose_value":
+        if not cfg.lowest_card <= n <= cfg.highest_card:
+            return f"value {n}: expected a card value {cfg.lowest_card}..{cfg.highest_card}"
+        if n in view.cards[me]:
+            return f"value {n}: expected a value you do not hold (you hold {n})"
+        return None
+    if n not in view.cards[me]:
+        return f"card {n}: expected one of your cards ({', '.join(map(str, view.cards[me]))})"
+    return None
 
 
 def _quit(
@@ -295,12 +419,6 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         config = resolve_config(num_players=num_players, preset=args.preset, **overrides)
     except RuleError as e:
         parser.error(str(e))
-    if config.special_cards:
-        parser.error(
-            f"--preset {args.preset}: expected a variant without special cards (terminal play asks for pass/take "
-            f"only), got special cards {list(config.special_cards)}; play them in the AEC env "
-            "(nothanks_v0.env(preset='wildcards'))"
-        )
     specs = args.opponents or [DEFAULT_OPPONENT] * (num_players - 1)
     if len(specs) != num_players - 1:
         parser.error(f"--opponents: expected {num_players - 1} specs for {num_players} players, got {len(specs)}")
@@ -313,6 +431,13 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         opponents = {i: load_policy(s, num_players=num_players, seed=seed + 1 + i) for i, s in zip(others, specs)}
     except (ValueError, OSError) as e:
         parser.error(f"--opponents: {e}")
+    special = bool(config.special_cards)
+    unable = [s for i, s in zip(others, specs) if special and not getattr(opponents[i], "plays_special_cards", False)]
+    if unable:
+        parser.error(
+            f"--opponents: expected policies that play special cards at --preset {args.preset} (random, heuristic "
+            f"or a checkpoint trained on them), got {unable} that play only pass/take"
+        )
     agents = [HUMAN] * num_players
     for i, s in zip(others, specs):
         agents[i] = s

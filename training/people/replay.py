@@ -12,7 +12,9 @@ or chips the variant hides, or in the full view, which shows everything. The def
 human if the record names one (agent ``"human"``), else the full view.
 
 With ``--policy SPEC`` (:mod:`training.specs`) each step also shows that policy's probabilities of PASS
-and TAKE for the seat to act, computed from that seat's own view. A policy that has
+and TAKE for the seat to act, computed from that seat's own view (with special cards, ``--preset
+wildcards``: its most likely actions, bids, drops and choices included, with their probabilities; the
+policy must play special cards). A policy that has
 ``action_probabilities(view: SeatView) -> np.ndarray`` (shape (2,), float, [P(pass), P(take)]) is asked
 for them; for any other policy they are estimated from ``--samples`` draws of its action on the same view,
 which is exact (probability 1) for deterministic policies such as the scripted baselines.
@@ -69,6 +71,36 @@ def _repeat(batch: BatchView, n: int) -> BatchView:
     return dataclasses.replace(batch, **arrays, _obs_cache={})
 
 
+def special_probabilities(policy: Policy, view: SeatView, samples: int = DEFAULT_SAMPLES) -> tuple[np.ndarray, str]:
+    """:func:`action_probabilities` for a config with special cards: float64 (config.num_actions,), one
+    probability per action id (:data:`nothanks_env.game.ACTION_PIECES`), summing to 1.
+
+    Raises:
+        ValueError: if the policy's own probabilities do not have that shape, are negative or do not sum to 1.
+    """
+    k = view.config.num_actions
+    own = getattr(policy, "action_probabilities", None)
+    if callable(own):
+        p = np.asarray(own(view), dtype=np.float64)
+        if p.shape != (k,) or (p < 0).any() or not np.isclose(p.sum(), 1.0):
+            raise ValueError(f"action_probabilities: expected {k} probabilities summing to 1, got shape {p.shape}")
+        return p, "from the policy"
+    counts = np.bincount([policy.act(view) for _ in range(samples)], minlength=k)
+    return counts / samples, f"estimated from {samples} draws"
+
+
+def probability_line(policy: Policy, view: SeatView, samples: int = DEFAULT_SAMPLES, top: int = 4) -> str:
+    """One line of the policy's probabilities for the seat to act: P(pass) and P(take), or with special
+    cards its ``top`` most likely actions by name (``P(bid 0) = 0.90  P(drop) = 0.10``)."""
+    if not view.config.special_cards:
+        p, source = action_probabilities(policy, view, samples)
+        return f"{policy_name(policy)}: P(pass) = {p[0]:.2f}   P(take) = {p[1]:.2f}   ({source})"
+    p, source = special_probabilities(policy, view, samples)
+    best = [int(a) for a in np.argsort(-p, kind="stable")[:top] if p[a] > 0]
+    shown = "   ".join(f"P({describe_action(view.config, a)}) = {p[a]:.2f}" for a in best)
+    return f"{policy_name(policy)}: {shown}   ({source})"
+
+
 def action_probabilities(policy: Policy, view: SeatView, samples: int = DEFAULT_SAMPLES) -> tuple[np.ndarray, str]:
     """The policy's probabilities of PASS and TAKE for the seat to act, and where they come from.
 
@@ -113,7 +145,7 @@ def show_step(
         display.line("start of the game")
     else:
         last = game.history[step - 1]
-        display.line("last: " + describe(last, f"player_{last.seat}"))
+        display.line("last: " + describe(last, f"player_{last.seat}", cfg))
         if last.deal_index != game.deal_index or game.is_over:
             display.grid(*deal_summary(game, last.deal_index, names), title=f"deal {last.deal_index + 1} over")
     display.table(game, seat=seat, names=names)
@@ -126,8 +158,7 @@ def show_step(
         "   (record ends here)")  # fmt: skip
     display.line(f"to act: player_{acting}{played}")
     if policy is not None:
-        p, source = action_probabilities(policy, game.seat_view(acting), samples)
-        display.line(f"{policy_name(policy)}: P(pass) = {p[0]:.2f}   P(take) = {p[1]:.2f}   ({source})")
+        display.line(probability_line(policy, game.seat_view(acting), samples))
 
 
 def print_all(
@@ -242,6 +273,12 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
             policy = load_policy(args.policy, num_players=n, seed=0)
         except (ValueError, OSError) as e:
             parser.error(f"--policy: {e}")
+        if record.config.special_cards and not getattr(policy, "plays_special_cards", False):
+            parser.error(
+                f"--policy: expected a policy that plays special cards for this record's "
+                f"{list(record.config.special_cards)} (random, heuristic or a checkpoint trained on them), got "
+                f"{args.policy!r}, which plays only pass/take"
+            )
     display = Display(out or sys.stdout, "plain" if args.plain else "auto")
     if args.print_all:
         try:

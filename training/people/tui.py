@@ -14,23 +14,29 @@ Names: seats are ``player_0 .. player_{n-1}``; ``names[i]`` labels seat ``i`` (e
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Literal, TextIO
 
 from nothanks_env.game import (
     BID0,
+    DELETE,
+    DELETE0,
     DROP,
     PASS,
     SPECIAL_NAMES,
     TAKE,
+    VALUE0,
+    WILD,
     Game,
+    GameConfig,
     HistoryEntry,
     SeatView,
     card_points,
     mask_to_cards,
 )
 from nothanks_env.outcome import ranks_and_winners
-from nothanks_env.render import format_runs, render_table
+from nothanks_env.render import face_up_line, format_runs, render_table
 
 try:  # rich is optional: without it every stream gets the plain fallback
     from rich.console import Console
@@ -84,8 +90,10 @@ def seat_names(num_players: int, agents: Sequence[str] | None = None, you: int |
     return names
 
 
-def describe(entry: HistoryEntry, who: str) -> str:
-    """One public decision in words: ``"player_2 passed on 27 (pot now 3)"``, ``"player_3 took 27 with 4 chips"``."""
+def describe(entry: HistoryEntry, who: str, config: GameConfig | None = None) -> str:
+    """One public decision in words: ``"player_2 passed on 27 (pot now 3)"``, ``"player_3 took 27 with 4 chips"``;
+    with special cards also ``"player_1 bid 2 for the wild"``, ``"player_1 named the wild 17"``,
+    ``"player_1 discarded 30 (delete)"`` (``config`` gives the card range; default 3..35)."""
     if entry.action == PASS:
         return f"{who} passed on {entry.card} (pot now {entry.pot + 1})"
     if entry.action == TAKE:
@@ -95,16 +103,39 @@ def describe(entry: HistoryEntry, who: str) -> str:
         return f"{who} dropped out of the {card} auction"
     if entry.action < DROP:
         return f"{who} bid {entry.action - BID0} for the {card}"
+    lo = (config or GameConfig()).lowest_card
+    if entry.card == WILD:
+        return f"{who} named the wild {entry.action - VALUE0 + lo}"
+    if entry.card == DELETE:
+        return f"{who} discarded {entry.action - DELETE0 + lo} (delete)"
     return f"{who} chose action {entry.action} for the {card}"
 
 
-def deal_hands(game: Game, deal_index: int) -> list[list[int]]:
-    """Every seat's cards at the end of deal ``deal_index``, rebuilt from the public history."""
-    hands: list[list[int]] = [[] for _ in range(game.config.num_players)]
+def deal_end(game: Game, deal_index: int) -> Game:
+    """Deal ``deal_index`` of ``game`` replayed alone to its end (its public history on its own deal), so its
+    final hands, wilds and chips can be read whatever deal ``game`` is in now."""
+    cfg = game.config
+    one = dataclasses.replace(cfg, num_deals=1, starting_seat=(game.first_seat + deal_index) % cfg.num_players)
+    g = Game(one)
+    g.reset(deals=[game.deals[deal_index]])
     for h in game.history:
-        if h.deal_index == deal_index and h.action == TAKE:
-            hands[h.seat].append(h.card)
-    return [sorted(cs) for cs in hands]
+        if h.deal_index == deal_index:
+            g.step(h.action)
+    return g
+
+
+def deal_hands(game: Game, deal_index: int) -> list[list[int]]:
+    """Every seat's number cards at the end of deal ``deal_index`` (discards removed)."""
+    end = deal_end(game, deal_index)
+    return [mask_to_cards(m) for m in end.cards]
+
+
+def held_text(cards: Sequence[int], wild: int | None = None, paid: int = 0, delete_due: bool = False) -> str:
+    """A seat's cards in runs, with its wild's value (``?=17``), a pending delete and the chips it paid."""
+    text = format_runs(cards)
+    text += f" ?={wild}" if wild is not None else ""
+    text += " (delete due)" if delete_due else ""
+    return text + (f" paid {paid}" if paid else "")
 
 
 def deal_summary(game: Game, deal_index: int, names: Sequence[str]) -> tuple[list[str], list[list[str]]]:
@@ -114,10 +145,13 @@ def deal_summary(game: Game, deal_index: int, names: Sequence[str]) -> tuple[lis
     """
     pens = game.deal_penalties[deal_index]
     totals = [sum(p[i] for p in game.deal_penalties[: deal_index + 1]) for i in range(len(pens))]
+    end = deal_end(game, deal_index)
+    special = bool(game.config.special_cards)
     rows = []
-    for i, cards in enumerate(deal_hands(game, deal_index)):
-        pts = card_points(sum(1 << c for c in cards))
-        rows.append([names[i], format_runs(cards), str(pts - pens[i]), str(pens[i]), str(totals[i])])
+    for i in range(len(pens)):
+        cards = mask_to_cards(end.cards[i])
+        held = held_text(cards, end.wild_value[i], end.paid[i]) if special else format_runs(cards)
+        rows.append([names[i], held, str(end.chips[i]), str(pens[i]), str(totals[i])])
     return ["player", "cards", "chips", "penalty", "match total"], rows
 
 
@@ -207,8 +241,10 @@ class Display:
             self.console.print(_rich_seat_table(game.seat_view(seat), names, game.is_over))
 
 
-def _title(deal_index: int, num_deals: int, face_up: int | None, pot: int, left: int) -> Text:
+def _title(deal_index: int, num_deals: int, face_up: int | None, pot: int, left: int, special: str = "") -> Text:
     t = Text(f"deal {deal_index + 1}/{num_deals}   ")
+    if special:  # an auction or a special card's use: the plain text's line
+        return t.append(special, style="bold").append(f"   cards left in deck {left}")
     if face_up is None:
         return t.append("match over", style="bold")
     t.append("face-up card ").append(f" {face_up} ", style="bold black on yellow")
@@ -227,12 +263,15 @@ def _new_table(title: Text, multi: bool) -> Table:
 def _rich_seat_table(view: SeatView, names: Sequence[str], over: bool) -> Table:
     """Built from the seat view only, so nothing hidden from that seat can reach the screen."""
     cfg = view.config
-    table = _new_table(_title(view.deal_index, view.num_deals, view.face_up_card, view.pot, view.cards_in_deck),
-                       cfg.num_deals > 1)  # fmt: skip
+    special = face_up_line(view) if cfg.special_cards and view.phase != "offer" and not over else ""
+    table = _new_table(_title(view.deal_index, view.num_deals, view.face_up_card, view.pot, view.cards_in_deck,
+                              special), cfg.num_deals > 1)  # fmt: skip
     for i in range(view.num_players):
         chips = view.chips[i]
         mark = ">" if view.current_seat == i else ""
-        cells = [mark, names[i], HIDDEN if chips is None else str(chips), format_runs(view.cards[i]),
+        held = (held_text(view.cards[i], view.wild_values[i], view.paid[i], view.pending_delete[i])
+                if cfg.special_cards else format_runs(view.cards[i]))  # fmt: skip
+        cells = [mark, names[i], HIDDEN if chips is None else str(chips), held,
                  str(view.card_points[i]), HIDDEN if chips is None else str(view.card_points[i] - chips)]  # fmt: skip
         if cfg.num_deals > 1:
             cells.append(str(view.match_penalties[i]))
@@ -240,6 +279,8 @@ def _rich_seat_table(view: SeatView, names: Sequence[str], over: bool) -> Table:
     notes = [f"your chips: {view.own_chips}"]
     if view.removed_face_up:
         notes.append(f"removed face up: {format_runs(view.removed_face_up)}")
+    if view.discarded:
+        notes.append(f"discarded: {format_runs(view.discarded)}")
     if any(c is None for c in view.chips):
         notes.append(f"{HIDDEN} = chips hidden by the rules")
     if over:
@@ -252,11 +293,16 @@ def _rich_full_table(game: Game, names: Sequence[str]) -> Table:
     cfg = game.config
     over = game.is_over
     left = 0 if over else len(game.deck) - 1
-    table = _new_table(_title(game.deal_index, cfg.num_deals, game.face_up_card, game.pot, left), cfg.num_deals > 1)
+    special = face_up_line(game.seat_view(0)) if cfg.special_cards and game.phase != "offer" and not over else ""
+    table = _new_table(_title(game.deal_index, cfg.num_deals, game.face_up_card, game.pot, left, special),
+                       cfg.num_deals > 1)  # fmt: skip
     for i in range(cfg.num_players):
-        pts = card_points(game.cards[i])
+        pts = card_points(game.scoring_mask(i))
+        cards = mask_to_cards(game.cards[i])
+        held = (held_text(cards, game.wild_value[i], game.paid[i], game.pending_delete[i]) if cfg.special_cards
+                else format_runs(cards))  # fmt: skip
         cells = [">" if not over and game.current_seat == i else "", names[i], str(game.chips[i]),
-                 format_runs(mask_to_cards(game.cards[i])), str(pts), str(pts - game.chips[i])]  # fmt: skip
+                 held, str(pts), str(pts - game.chips[i])]  # fmt: skip
         if cfg.num_deals > 1:
             cells.append(str(game.match_penalties[i]))
         table.add_row(*cells)
@@ -264,7 +310,7 @@ def _rich_full_table(game: Game, names: Sequence[str]) -> Table:
     if cfg.removed_face_up:
         notes.append(f"removed face up: {format_runs(cfg.removed_face_up)}")
     if not over:
-        notes.append(f"deck (next first): {' '.join(map(str, game.deck[1:])) or '-'}")
-        notes.append(f"removed face down: {' '.join(map(str, game.removed_hidden)) or '-'}")
+        notes.append(f"deck (next first): {' '.join(SPECIAL_NAMES.get(c, str(c)) for c in game.deck[1:]) or '-'}")
+        notes.append(f"removed face down: {' '.join(SPECIAL_NAMES.get(c, str(c)) for c in game.removed_hidden) or '-'}")
     table.caption = "\n".join(notes)
     return table

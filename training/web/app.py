@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError
+from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError, describe_action
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, RecordError, replay
 from training.people.replay import action_probabilities, game_at
@@ -76,7 +76,10 @@ class ActionRequest(BaseModel):
     """Body of ``POST /api/games/{id}/actions``."""
 
     model_config = ConfigDict(extra="forbid")
-    action: ActionName = Field(description="'pass' (No thanks!: one chip on the card) or 'take'")
+    action: ActionName = Field(
+        description="'pass' (No thanks!: one chip on the card) or 'take'; with special cards also 'bid N' (chips), "
+        "'drop', 'value N' (the wild's value), 'delete N' (the card to discard): one of the view's legal_actions"
+    )
     move: int = Field(description="the view's 'move' this action answers; a stale one is refused (409)")
 
 
@@ -94,6 +97,7 @@ class PolicyEntry(BaseModel):
     kind: str = Field(description="'baseline', 'agent' (shipped checkpoint) or 'custom' (server's --opponents)")
     description: str
     num_players: int | None = Field(description="the only table size it plays; null for any")
+    plays_special_cards: bool = Field(False, description="it plays the wildcards variant (auctions and choices)")
 
 
 class PresetEntry(BaseModel):
@@ -144,8 +148,6 @@ def _preset_config(preset: str, players: int | None) -> GameConfig:
         config = resolve_config(num_players=players, preset=preset)
     except RuleError as e:
         raise WebError(str(e), 422) from e
-    if config.special_cards:  # the browser table asks for pass/take only
-        raise WebError(f"preset: expected a variant without special cards, got {preset!r}", 422)
     return config
 
 
@@ -291,7 +293,8 @@ def create_app(
         with session.lock:
             store.add(session)
             moves = session.play_opponents()
-            return GameCreated(id=session.id, moves=[move_of(m) for m in moves], view=view_of(session))
+            config = session.game.config
+            return GameCreated(id=session.id, moves=[move_of(m, config) for m in moves], view=view_of(session))
 
     @app.get("/api/games/{game_id}", response_model=GameView, tags=["play"])
     def get_game(game_id: str) -> GameView:
@@ -306,7 +309,7 @@ def create_app(
         session = store.get(game_id)
         with session.lock:
             moves = session.act(body.action, body.move)
-            return ActionResult(moves=[move_of(m) for m in moves], view=view_of(session))
+            return ActionResult(moves=[move_of(m, session.game.config) for m in moves], view=view_of(session))
 
     @app.get("/api/games/{game_id}/record", tags=["play"])
     def get_record(game_id: str) -> JSONResponse:
@@ -329,6 +332,12 @@ def create_app(
         labels = list(record.agents) if record.agents and len(record.agents) == n else [f"player_{i}" for i in range(n)]
         view = full_view(game, labels) if body.seat is None else seat_view(game, body.seat, labels)
         probs, source = None, None
+        if body.policy is not None and record.config.special_cards:
+            raise WebError(
+                "policy: expected null for a record with special cards (the probabilities shown are P(pass), "
+                f"P(take)), got {body.policy!r}",
+                422,
+            )
         if body.policy is not None and not game.is_over:
             policy = catalog.load(body.policy, n, 0, "policy")
             p, source = action_probabilities(policy, game.seat_view(game.current_seat))
@@ -336,8 +345,8 @@ def create_app(
         return ReplayStep(
             step=body.step,
             total=total,
-            last_move=move_of(game.history[-1]) if game.history else None,
-            recorded_action=None if body.step == total else ("pass", "take")[record.actions[body.step]],
+            last_move=move_of(game.history[-1], record.config) if game.history else None,
+            recorded_action=None if body.step == total else describe_action(record.config, record.actions[body.step]),
             probabilities=probs,
             probability_source=source,
             labels=labels,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from nothanks_env.baselines import BASELINES
-from nothanks_env.game import ACTION_NAMES, Deal, Game, GameConfig, HistoryEntry, IllegalActionError
+from nothanks_env.game import Deal, Game, GameConfig, HistoryEntry, IllegalActionError, describe_action
 from nothanks_env.policy import Policy
 from nothanks_env.records import GameRecord, record_from_game
 from nothanks_env.vector import BatchView
@@ -75,6 +75,7 @@ class PolicyInfo:
     kind: str  # "baseline", "agent" or "custom"
     description: str
     num_players: int | None  # the only table size it plays, or None for any
+    plays_special_cards: bool = False  # plays the wildcards variant (bids, drops, choices)
 
 
 class PolicyCatalog:
@@ -97,7 +98,8 @@ class PolicyCatalog:
         self.policies: dict[str, PolicyInfo] = {}
         for spec in BASELINE_SPECS:
             summary = (BASELINES[spec].__doc__ or "").strip().split("\n")[0].replace(":mod:", "")
-            self.policies[spec] = PolicyInfo(spec, "baseline", summary, None)
+            special = bool(getattr(BASELINES[spec], "plays_special_cards", False))
+            self.policies[spec] = PolicyInfo(spec, "baseline", summary, None, special)
         for spec in shipped:
             self._add(spec, "agent", "trained by self-play (checkpoints/README.md)")
         for spec in extra:
@@ -107,13 +109,15 @@ class PolicyCatalog:
     def _add(self, spec: str, kind: str, description: str) -> None:
         policy = load_policy(spec)
         want = getattr(policy, "num_players", None)
-        self.policies[spec] = PolicyInfo(spec, kind, description, want if isinstance(want, int) else None)
+        special = bool(getattr(policy, "plays_special_cards", False))
+        self.policies[spec] = PolicyInfo(spec, kind, description, want if isinstance(want, int) else None, special)
 
-    def load(self, spec: str, num_players: int, seed: int | None, where: str) -> Policy:
-        """A fresh policy for one seat of one game.
+    def load(self, spec: str, num_players: int, seed: int | None, where: str, special: bool = False) -> Policy:
+        """A fresh policy for one seat of one game (``special``: of a config with special cards).
 
         Raises:
-            WebError: (422) naming ``where`` if ``spec`` is not offered or cannot play ``num_players`` seats.
+            WebError: (422) naming ``where`` if ``spec`` is not offered, cannot play ``num_players`` seats, or
+                plays only pass/take at a table with special cards.
         """
         info = self.policies.get(spec)
         if info is None:
@@ -122,7 +126,26 @@ class PolicyCatalog:
             raise WebError(
                 f"{where}: {spec!r} plays {info.num_players} players only, got a {num_players}-player table", 422
             )
+        if special and not info.plays_special_cards:
+            raise WebError(
+                f"{where}: expected a policy that plays special cards (one with plays_special_cards in /api/policies),"
+                f" got {spec!r}, which plays only pass/take",
+                422,
+            )
         return load_policy(spec, num_players=num_players, seed=seed)
+
+
+def policy_action(policy: Policy, game: Game) -> int:
+    """The action of ``policy`` for the seat to act: batched entry point, or :meth:`Policy.act` with special cards."""
+    view = game.seat_view(game.current_seat)
+    if game.config.special_cards:  # bids and choices: only the scalar entry point plays them
+        return int(policy.act(view))
+    return int(policy.act_batch(BatchView.from_seat_view(view))[0])
+
+
+def action_ids(config: GameConfig) -> dict[str, int]:
+    """Action name -> id for ``config`` (names as :func:`nothanks_env.game.describe_action` gives them)."""
+    return {describe_action(config, a): a for a in range(config.num_actions)}
 
 
 @dataclass
@@ -161,19 +184,21 @@ class Session:
         """
         start = len(self.game.history)
         while not self.game.is_over and self.game.current_seat != self.seat:
-            seat = self.game.current_seat
-            view = BatchView.from_seat_view(self.game.seat_view(seat))
-            self.game.step(int(self.policies[seat].act_batch(view)[0]))
+            self.game.step(policy_action(self.policies[self.game.current_seat], self.game))
         return self.game.history[start:]
 
     def act(self, action: str, move: int) -> list[HistoryEntry]:
-        """Apply the human's ``action`` (``"pass"``/``"take"``) if ``move`` is the current move, then the policies'.
+        """Apply the human's ``action`` if ``move`` is the current move, then the policies'.
+
+        ``action`` is named as :func:`nothanks_env.game.describe_action` names it: ``"pass"``, ``"take"``,
+        and with special cards ``"bid N"``, ``"drop"``, ``"value N"``, ``"delete N"``.
 
         Returns:
             Every decision this applied, the human's first.
 
         Raises:
             Conflict: for a finished game, a stale ``move`` or an illegal action; the game is left unchanged.
+            WebError: (422) for an action name that is no action of this variant.
         """
         game = self.game
         if game.is_over:
@@ -182,9 +207,14 @@ class Session:
             raise Conflict(f"move: expected {len(game.history)} (the game's current move), got {move}: reload the game")
         if game.current_seat != self.seat:  # play_opponents always hands the turn back; kept as a guard
             raise Conflict(f"action: expected seat {game.current_seat} to act, got an action for seat {self.seat}")
+        ids = action_ids(game.config)
+        if action not in ids:
+            shown = "one of 'pass', 'take', 'bid N', 'drop', 'value N', 'delete N'" if game.config.special_cards else (
+                "'pass' or 'take'")  # fmt: skip
+            raise WebError(f"action: expected {shown}, got {action[:40]!r}", 422)
         start = len(game.history)
         try:
-            game.step(ACTION_NAMES.index(action))
+            game.step(ids[action])
         except IllegalActionError as e:
             raise Conflict(f"action {action!r}: {e}") from e
         self.play_opponents()
@@ -239,8 +269,10 @@ def new_session(
     if len(opponents) != n - 1:
         raise WebError(f"opponents: expected {n - 1} policy specs for {n} players, got {len(opponents)}", 422)
     others = [i for i in range(n) if i != seat]
+    special = bool(config.special_cards)
     policies = {
-        i: catalog.load(spec, n, seed + 1 + i, f"opponents[{k}]") for k, (i, spec) in enumerate(zip(others, opponents))
+        i: catalog.load(spec, n, seed + 1 + i, f"opponents[{k}]", special)
+        for k, (i, spec) in enumerate(zip(others, opponents))
     }
     for p in policies.values():
         if callable(getattr(p, "reset", None)):
@@ -263,15 +295,15 @@ def play_match(config: GameConfig, specs: Sequence[str], catalog: PolicyCatalog,
     n = config.num_players
     if len(specs) != n:
         raise WebError(f"policies: expected {n} policy specs for {n} players, got {len(specs)}", 422)
-    policies = [catalog.load(spec, n, seed + 1 + i, f"policies[{i}]") for i, spec in enumerate(specs)]
+    special = bool(config.special_cards)
+    policies = [catalog.load(spec, n, seed + 1 + i, f"policies[{i}]", special) for i, spec in enumerate(specs)]
     for p in policies:
         if callable(getattr(p, "reset", None)):
             p.reset()
     game = Game(config)
     game.reset(seed=seed)
     while not game.is_over:
-        view = BatchView.from_seat_view(game.seat_view(game.current_seat))
-        game.step(int(policies[game.current_seat].act_batch(view)[0]))
+        game.step(policy_action(policies[game.current_seat], game))
     return record_from_game(game, seed=seed, agents=list(specs))
 
 

@@ -9,6 +9,11 @@ Chips are shown by :data:`ChipsShown`: ``"hidden"`` (the published rule: opponen
 public, so the counts a careful player would keep, ``SeatView.tracked_chips``) or ``"all"`` (once the match
 is over, as players count chips for the score, and in the full view).
 
+With the house special cards (the ``wildcards`` preset) the view adds the ``phase``, the ``auction`` (the
+card auctioned, the high bid and its bidder, who is still in), each seat's ``wild_value``, ``paid`` chips
+and pending delete, and the ``discarded`` cards; actions are then named as
+:func:`nothanks_env.game.describe_action` names them (``"bid 3"``, ``"drop"``, ``"value 17"``, ``"delete 9"``).
+
 Units: card values 3..35 (standard rules); chips; penalty points (lower is better). ``move`` counts the
 decisions taken so far in the match; a client sends it back with its action so that a stale move is refused.
 """
@@ -19,11 +24,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from nothanks_env.game import ACTION_NAMES, Game, HistoryEntry
+from nothanks_env.game import PHASES, SPECIAL_NAMES, Game, GameConfig, HistoryEntry, describe_action
 from nothanks_env.outcome import ranks_and_winners
 from nothanks_env.render import card_runs
 
-ActionName = Literal["pass", "take"]
+ActionName = str
+"""``"pass"`` or ``"take"``; with special cards also ``"bid N"``, ``"drop"``, ``"value N"``, ``"delete N"``."""
 ChipsShown = Literal["hidden", "visible", "counted", "all"]
 
 
@@ -31,8 +37,9 @@ class Move(BaseModel):
     """One public decision."""
 
     seat: int = Field(description="the seat that acted, 0..players-1")
-    action: ActionName
-    card: int = Field(description="the face-up card it acted on")
+    action: ActionName = Field(description="'pass', 'take'; with special cards 'bid N', 'drop', 'value N', 'delete N'")
+    card: int = Field(description="the face-up card it acted on; -1 for the wild, -2 for the delete card")
+    special: str | None = Field(None, description="'wild' or 'delete' when the move was about a special card")
     pot: int = Field(description="chips on the card before the decision")
     deal: int = Field(description="0-based deal number")
 
@@ -49,6 +56,18 @@ class PlayerView(BaseModel):
     penalty: int | None = Field(description="card points minus chips in this deal; null when chips are hidden")
     match_penalty: int = Field(description="total penalty of the finished deals of the match")
     last_action: Move | None = Field(description="this seat's latest decision in this deal")
+    wild_value: int | None = Field(None, description="special cards: the value this seat's wild counts as")
+    paid: int = Field(0, description="special cards: chips paid to auctions this deal (they left the game)")
+    delete_due: bool = Field(False, description="special cards: its next number card taken is discarded")
+
+
+class AuctionView(BaseModel):
+    """The auction of a special card (all public)."""
+
+    card: Literal["wild", "delete"]
+    high_bid: int | None = Field(description="chips; null before the opener's bid")
+    high_bidder: int | None
+    in_auction: list[bool] = Field(description="by seat: still in the auction")
 
 
 class Outcome(BaseModel):
@@ -75,9 +94,12 @@ class GameView(BaseModel):
     removed_face_up: list[int] = Field(description="cards removed face up before the deal (known to all)")
     chips_shown: ChipsShown = Field(description="how opponents' chips are shown (module docstring)")
     legal_actions: list[ActionName] = Field(description="the viewer's legal actions; empty when not its turn")
+    phase: str = Field("offer", description=f"one of {list(PHASES)}; always 'offer' without special cards")
+    auction: AuctionView | None = Field(None, description="the special card being auctioned or used")
+    discarded: list[int] = Field([], description="special cards: number cards discarded by delete this deal")
     take_cost: int | None = Field(
         description="change in the viewer's penalty if it took the face-up card now: card points gained minus "
-        "the pot; null when over or in the full view"
+        "the pot; null when over, in the full view or while a special card is up"
     )
     players: list[PlayerView]
     deal_penalties: list[list[int]] = Field(description="penalty of every finished deal, by seat")
@@ -86,10 +108,15 @@ class GameView(BaseModel):
     removed_hidden: list[int] | None = Field(None, description="full view only: cards removed face down")
 
 
-def move_of(entry: HistoryEntry) -> Move:
-    """A history entry as a :class:`Move`."""
+def move_of(entry: HistoryEntry, config: GameConfig | None = None) -> Move:
+    """A history entry as a :class:`Move` (``config`` names special-card actions; default the standard range)."""
     return Move(
-        seat=entry.seat, action=ACTION_NAMES[entry.action], card=entry.card, pot=entry.pot, deal=entry.deal_index
+        seat=entry.seat,
+        action=describe_action(config or GameConfig(special_cards=("wild", "delete")), entry.action),
+        card=entry.card,
+        pot=entry.pot,
+        deal=entry.deal_index,
+        special=SPECIAL_NAMES.get(entry.card),
     )
 
 
@@ -99,7 +126,7 @@ def _last_actions(game: Game) -> list[Move | None]:
         if entry.deal_index != game.deal_index:
             break
         if last[entry.seat] is None:
-            last[entry.seat] = move_of(entry)
+            last[entry.seat] = move_of(entry, game.config)
     return last
 
 
@@ -144,9 +171,16 @@ def seat_view(game: Game, seat: int, labels: list[str], *, perfect_memory: bool 
             penalty=None if chips[i] is None else view.card_points[i] - chips[i],
             match_penalty=view.match_penalties[i],
             last_action=last[i],
+            wild_value=view.wild_values[i] if view.wild_values else None,
+            paid=view.paid[i] if view.paid else 0,
+            delete_due=bool(view.pending_delete[i]) if view.pending_delete else False,
         )
         for i in range(view.num_players)
     ]
+    auction = None
+    if view.face_up_special is not None and not over:
+        auction = AuctionView(card=view.face_up_special, high_bid=view.high_bid, high_bidder=view.high_bidder,
+                              in_auction=list(view.in_auction))  # fmt: skip
     return GameView(
         seat=seat,
         num_players=view.num_players,
@@ -160,8 +194,11 @@ def seat_view(game: Game, seat: int, labels: list[str], *, perfect_memory: bool 
         cards_in_deck=view.cards_in_deck,
         removed_face_up=list(view.removed_face_up),
         chips_shown=shown,
-        legal_actions=[ACTION_NAMES[a] for a in view.legal_actions],
-        take_cost=None if over else view.take_delta() - view.pot,
+        legal_actions=[describe_action(game.config, a) for a in view.legal_actions],
+        take_cost=None if over or view.face_up_card is None else view.take_delta() - view.pot,
+        phase=view.phase,
+        auction=auction,
+        discarded=list(view.discarded),
         players=players,
         deal_penalties=[list(p) for p in game.deal_penalties],
         outcome=_outcome(game),

@@ -45,9 +45,30 @@ function seatName(view, seat, labels) {
   return `player_${seat} (${label})`;
 }
 
+// Actions are named as the server names them: pass, take; with special cards "bid N", drop, "value N", "delete N".
 function describeMove(move, name) {
   if (move.action === "pass") return `${name} passed on ${move.card} (pot now ${move.pot + 1})`;
-  return `${name} took ${move.card} with ${move.pot} chip${move.pot === 1 ? "" : "s"}`;
+  if (move.action === "take") return `${name} took ${move.card} with ${move.pot} chip${move.pot === 1 ? "" : "s"}`;
+  const [verb, n] = move.action.split(" ");
+  if (verb === "bid") return `${name} bid ${n} for the ${move.special}`;
+  if (verb === "drop") return `${name} dropped out of the ${move.special} auction`;
+  if (verb === "value") return `${name} named the wild ${n}`;
+  if (verb === "delete") return `${name} discarded ${n} (delete)`;
+  return `${name}: ${move.action}`;
+}
+
+function isSpecial(presetName) {
+  const preset = state.presets.find((p) => p.name === presetName);
+  return Boolean(preset && preset.settings.special_cards && preset.settings.special_cards.length);
+}
+
+function auctionText(view, name) {
+  const a = view.auction;
+  const card = a.card === "wild" ? "wild (?)" : "delete";
+  if (view.phase === "choose_value") return `${name(view.to_act)} won the ${card}: naming its value`;
+  if (view.phase === "choose_discard") return `${name(view.to_act)} won the ${card}: choosing a card to discard`;
+  const bid = a.high_bid === null ? "no bid yet" : `high bid ${a.high_bid} by ${name(a.high_bidder)}`;
+  return `auction for the ${card}: ${bid}`;
 }
 
 function signed(x) {
@@ -56,12 +77,17 @@ function signed(x) {
 
 function runsCell(player) {
   const cell = el("td", { class: "cards" });
-  if (!player.runs.length) cell.append("–");
+  if (!player.runs.length && player.wild_value === null) cell.append("–");
   for (const [low, high] of player.runs) {
     const run = el("span", { class: "run" });
     for (let c = low; c <= high; c++) run.append(el("span", { class: "card", text: String(c) }));
     cell.append(run);
   }
+  if (player.wild_value !== null && player.wild_value !== undefined) {
+    cell.append(el("span", { class: "card wild", text: `?=${player.wild_value}`, title: `the wild counts as ${player.wild_value}` }));
+  }
+  if (player.delete_due) cell.append(el("span", { class: "note", text: "(next card taken is discarded)" }));
+  if (player.paid) cell.append(el("span", { class: "note", text: `paid ${player.paid}` }));
   return cell;
 }
 
@@ -79,7 +105,7 @@ function renderSeats(table, view) {
     const hidden = p.chips === null;
     const chips = el("td", { class: "num" + (hidden ? " hidden-chips" : ""), text: hidden ? "?" : String(p.chips) });
     if (hidden) chips.title = "hidden by the rules";
-    const last = p.last_action ? (p.last_action.action === "pass" ? `passed on ${p.last_action.card}` : `took ${p.last_action.card}`) : "";
+    const last = p.last_action ? describeMove(p.last_action, "").trim() : "";
     const cells = [
       el("td", { text: `player_${p.seat} (${p.label})` }),
       chips,
@@ -108,13 +134,15 @@ function statusLine(view) {
   if (view.over) parts.push("match over");
   else parts.push(`${view.cards_in_deck} cards left in the deck`, `player_${view.to_act} to act`);
   if (view.removed_face_up.length) parts.push(`removed face up: ${view.removed_face_up.join(", ")}`);
+  if (view.discarded && view.discarded.length) parts.push(`discarded: ${view.discarded.join(", ")}`);
   return parts.join(" · ");
 }
 
 // ------------------------------------------------------------------ setup
-function policyChoices(players) {
+function policyChoices(players, special) {
   return state.policies
     .filter((p) => p.num_players === null || p.num_players === players)
+    .filter((p) => !special || p.plays_special_cards)
     .map((p) => [p.spec, `${p.spec} (${p.kind})`, p.description]);
 }
 
@@ -123,9 +151,9 @@ function presetPlayers(name) {
   return preset ? preset.num_players : 3;
 }
 
-function buildPolicySelects(container, count, prefix, labelFn, players) {
+function buildPolicySelects(container, count, prefix, labelFn, players, special) {
   const previous = [...container.querySelectorAll("select")].map((s) => s.value);
-  const choices = policyChoices(players);
+  const choices = policyChoices(players, special);
   const selects = [];
   for (let i = 0; i < count; i++) {
     const select = el("select", { id: `${prefix}-${i}` });
@@ -142,12 +170,13 @@ function refreshSetup() {
   const mySeat = $("seat").value === "" ? null : Number($("seat").value);
   const others = [...Array(players).keys()].filter((i) => i !== mySeat);
   buildPolicySelects($("opponents"), players - 1, "opponent",
-    (k) => (mySeat === null ? `opponent ${k + 1}` : `player_${others[k]}`), players);
+    (k) => (mySeat === null ? `opponent ${k + 1}` : `player_${others[k]}`), players, isSpecial($("preset").value));
 }
 
 function refreshMatchSetup() {
   const players = Number($("match-players").value);
-  buildPolicySelects($("match-policies"), players, "match-policy", (i) => `player_${i}`, players);
+  buildPolicySelects($("match-policies"), players, "match-policy", (i) => `player_${i}`, players,
+    isSpecial($("match-preset").value));
 }
 
 function setupForms() {
@@ -217,11 +246,12 @@ function renderGame() {
   $("face-up").textContent = view.face_up_card === null ? "–" : String(view.face_up_card);
   $("pot").textContent = String(view.pot);
   $("your-chips").textContent = String(view.players[view.seat].chips);
+  renderAuction(view);
   const myTurn = view.legal_actions.length > 0;
   $("pass").disabled = !view.legal_actions.includes("pass");
   $("take").disabled = !view.legal_actions.includes("take");
   let cost = "";
-  if (!view.over) {
+  if (!view.over && view.take_cost !== null) {
     cost = `taking now changes your penalty by ${signed(view.take_cost)}`;
     if (myTurn && !view.legal_actions.includes("pass")) cost += " — you have no chips, so you must take";
   }
@@ -231,7 +261,7 @@ function renderGame() {
   $("game").dataset.over = String(view.over);
   $("game").dataset.move = String(view.move);
   $("final").hidden = !view.over;
-  $("offer").hidden = view.over;
+  $("offer").hidden = view.over || view.phase !== "offer";
   if (view.over) renderResults(view);
 }
 
@@ -250,9 +280,55 @@ function renderResults(view) {
   $("results").replaceChildren(...rows);
 }
 
+// The auction of a special card and the winner's choice: controls offer only what the view's legal_actions allow.
+function renderAuction(view) {
+  const box = $("auction");
+  box.hidden = view.over || view.phase === "offer";
+  if (box.hidden) return;
+  const name = (s) => (s === view.seat ? "you" : seatName(view, s));
+  $("auction-card").textContent = view.auction.card === "wild" ? "?" : "✕";
+  $("auction-card").title = view.auction.card;
+  $("auction-status").textContent = auctionText(view, name);
+  const still = view.auction.in_auction.map((on, s) => (on ? name(s) : null)).filter((x) => x !== null);
+  $("auction-in").textContent = view.phase === "auction" ? `still in: ${still.join(", ")}` : "";
+  $("auction-chips").textContent = String(view.players[view.seat].chips);
+  const bids = view.legal_actions.filter((a) => a.startsWith("bid ")).map((a) => Number(a.split(" ")[1]));
+  const choosing = view.phase !== "auction";
+  $("auction-actions").hidden = choosing;
+  $("choice-actions").hidden = !choosing;
+  const amount = $("bid-amount");
+  $("bid").disabled = !bids.length;
+  $("drop").disabled = !view.legal_actions.includes("drop");
+  amount.disabled = !bids.length;
+  if (bids.length) {
+    amount.min = String(bids[0]);
+    amount.max = String(bids[bids.length - 1]);
+    if (amount.value === "" || !bids.includes(Number(amount.value))) amount.value = String(bids[0]);
+  }
+  const choices = view.legal_actions.filter((a) => a.startsWith("value ") || a.startsWith("delete "));
+  $("choice-label").textContent = view.phase === "choose_value" ? "the wild's value" : "card to discard";
+  options($("choice"), choices.map((a) => [a, a.split(" ")[1]]));
+  $("choose").disabled = !choices.length;
+}
+
+function bidAction() {
+  const view = state.game.view;
+  const text = $("bid-amount").value.trim();
+  const bids = view.legal_actions.filter((a) => a.startsWith("bid ")).map((a) => Number(a.split(" ")[1]));
+  if (!/^\d+$/.test(text)) return showError(`bid: expected a whole number of chips, got "${text}"`);
+  const n = Number(text);
+  if (!bids.includes(n)) {
+    const high = view.auction.high_bid;
+    return showError(`bid ${n}: expected ${bids[0]}..${bids[bids.length - 1]} chips` +
+      (high === null ? " (you open the auction)" : ` (more than the high bid ${high}, at most your chips)`));
+  }
+  act(`bid ${n}`);
+}
+
 async function act(action) {
   showError("");
   $("pass").disabled = $("take").disabled = true;
+  $("bid").disabled = $("drop").disabled = $("choose").disabled = true;
   try {
     const result = await api("POST", `api/games/${state.game.id}/actions`, { action, move: state.game.view.move });
     state.game.view = result.view;
@@ -295,6 +371,9 @@ async function loadRecord(record, autoplay = false) {
   const n = record.config ? record.config.num_players : 0;
   const seats = [["full", "full view (hidden cards shown)"]].concat([...Array(n).keys()].map((i) => [String(i), `player_${i}`]));
   options($("watch-seat"), seats, "full");
+  const special = Boolean(record.config && record.config.special_cards && record.config.special_cards.length);
+  if (special) $("watch-policy").value = "";  // the probabilities shown are P(pass), P(take): not for auctions
+  $("watch-policy").disabled = special;
   $("watch-controls").hidden = false;
   const ok = await showStep(0);
   if (ok && autoplay) toggleAutoplay();
@@ -324,9 +403,11 @@ function renderWatch(data) {
   $("step-label").textContent = `step ${data.step}/${data.total}`;
   const last = data.last_move ? ` · last: ${describeMove(data.last_move, `player_${data.last_move.seat}`)}` : "";
   $("watch-status").textContent = statusLine(view) + last;
-  $("watch-face-up").textContent = view.face_up_card === null ? "–" : String(view.face_up_card);
+  $("watch-face-up").textContent = view.face_up_card !== null ? String(view.face_up_card)
+    : view.auction ? (view.auction.card === "wild" ? "?" : "✕") : "–";
+  if (view.auction) $("watch-status").textContent += ` · ${auctionText(view, (s) => `player_${s}`)}`;
   $("watch-pot").textContent = String(view.pot);
-  $("watch-next").textContent = data.recorded_action ? `next in the record: player_${view.to_act} ${data.recorded_action === "pass" ? "passes" : "takes"}` : "";
+  $("watch-next").textContent = data.recorded_action ? `next in the record: player_${view.to_act}: ${data.recorded_action}` : "";
   $("watch-probs").textContent = data.probabilities
     ? `${$("watch-policy").value}: P(pass) ${data.probabilities[0].toFixed(2)}, P(take) ${data.probabilities[1].toFixed(2)} (${data.probability_source})`
     : "";
@@ -394,6 +475,9 @@ async function init() {
   $("setup").addEventListener("submit", startGame);
   $("pass").addEventListener("click", () => act("pass"));
   $("take").addEventListener("click", () => act("take"));
+  $("bid").addEventListener("click", bidAction);
+  $("drop").addEventListener("click", () => act("drop"));
+  $("choose").addEventListener("click", () => $("choice").value && act($("choice").value));
   $("download").addEventListener("click", downloadRecord);
   $("again").addEventListener("click", () => {
     $("game").hidden = true;

@@ -1,0 +1,200 @@
+"""One learner seat per game over the scalar engine: :class:`LearnerTable`'s twin for special cards.
+
+The batched engine (:mod:`nothanks_env.vector`) plays no special cards, so configs with them (the
+``wildcards`` preset) are trained on ``B`` scalar :class:`~nothanks_env.game.Game` objects instead. The
+contract is :class:`~nothanks_env.table.LearnerTable`'s: after :meth:`ScalarLearnerTable.reset` and after
+every :meth:`ScalarLearnerTable.step`, every game waits for its learner; games that end are recorded in
+a :class:`~nothanks_env.table.Finished` and dealt again at once, with seats from the ``seat`` callback.
+
+Opponents decide in rounds: every game whose seat to act is not the learner's moves once per round.
+A policy with ``act_observation(obs, mask)`` (a trained network) gets the round's observations of its
+games in one batched call; any other policy decides one seat view at a time through
+:meth:`~nothanks_env.policy.Policy.act` (scripted baselines that play special cards: ``random``,
+``heuristic``).
+
+Units: one *learner step* is one learner decision in each game; observations are
+:func:`nothanks_env.encoding.encode`'s (float32, :func:`~nothanks_env.encoding.obs_size` values) and masks
+int8 of ``config.num_actions`` (125 with special cards).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from nothanks_env import encoding as enc
+from nothanks_env.game import Game, GameConfig
+from nothanks_env.policy import Policy
+from nothanks_env.table import MAX_UNPLAYED, Finished, Seating
+
+SEED_BOUND = 2**63 - 1
+
+
+class ScalarLearnerTable:
+    """``num_games`` scalar games of one config, each with one learner seat (see the module docstring).
+
+    Args:
+        config: the rules (any config; meant for those with special cards).
+        num_games: games ``B`` >= 1.
+        policy: resolves an opponent id to its policy.
+        seat: draws the seats of new games (see :data:`nothanks_env.table.Seating`).
+        seed: seeds :attr:`rng`, which draws every game's seed.
+        chip_memory: how :meth:`observe` encodes the learner's view.
+        behaviour: append each seat's public pass/take record (:data:`nothanks_env.encoding.BEHAVIOUR_LAYOUT`).
+        on_finish: called with each :class:`Finished` record as games end, before their rows are dealt again.
+
+    Attributes:
+        games: the ``B`` engines.
+        rng: ``numpy.random.Generator`` of the deals (saved by self-play for resume).
+        learner, opponents, turns, started, opponent_decisions: as in :class:`~nothanks_env.table.LearnerTable`.
+    """
+
+    def __init__(
+        self,
+        config: GameConfig,
+        num_games: int,
+        *,
+        policy: Callable[[int], Policy],
+        seat: Seating,
+        seed: int | None = None,
+        chip_memory: bool = False,
+        behaviour: bool = False,
+        on_finish: Callable[[Finished], None] | None = None,
+    ) -> None:
+        if num_games < 1:
+            raise ValueError(f"num_games: expected an int >= 1, got {num_games}")
+        self.config = config
+        self.games = [Game(config) for _ in range(num_games)]
+        self.rng = np.random.default_rng(seed)
+        self.num_games = num_games
+        self.num_players = config.num_players
+        self.chip_memory = chip_memory
+        self.behaviour = behaviour
+        self.on_finish = on_finish
+        self._policy, self._seat = policy, seat
+        self.learner = np.zeros(num_games, dtype=np.int64)
+        self.opponents = np.full((num_games, self.num_players), -1, dtype=np.int64)
+        self.turns = np.zeros(num_games, dtype=np.int64)
+        self.started = np.zeros(num_games, dtype=np.float64)
+        self.opponent_decisions = 0
+        self._unplayed = np.zeros(num_games, dtype=np.int64)
+        self._found: list[Finished] = []
+
+    def reset(self) -> None:
+        """Deal every game afresh and play the opponents up to each learner's first decision."""
+        self.new_games(np.ones(self.num_games, dtype=bool))
+        self.advance()
+
+    def step(self, actions: np.ndarray) -> Finished:
+        """The learner acts in every game (ids of :data:`nothanks_env.game.ACTION_PIECES`); then the opponents.
+
+        Returns:
+            The games that ended during this call; their rows already hold new games.
+
+        Raises:
+            IllegalActionError: for an action the phase forbids (from the engine; earlier games of the
+                batch have moved by then, so treat the table as broken).
+        """
+        self._found = []
+        acts = np.asarray(actions).reshape(self.num_games)
+        ended = np.zeros(self.num_games, dtype=bool)
+        for i, g in enumerate(self.games):
+            g.step(int(acts[i]))
+            ended[i] = g.is_over
+        self.turns += 1
+        self._unplayed[:] = 0
+        if ended.any():
+            self._finish(ended)
+        return self.advance()
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        """The learner's observation and legal actions in every game (each is at the learner's turn).
+
+        Returns:
+            (obs, mask): float32 (B, obs_size(config, behaviour)) and int8 (B, config.num_actions), 1 = legal.
+        """
+        return self._encode(np.arange(self.num_games), self.learner, self.chip_memory, self.behaviour)
+
+    def new_games(self, mask: np.ndarray, *, learner: np.ndarray | None = None, opponents: np.ndarray | None = None):
+        """Deal and seat new games in the rows ``mask`` selects (bool (B,)); fixed seats replace the draw."""
+        idx = np.flatnonzero(mask)
+        if len(idx) == 0:
+            return
+        for i in idx.tolist():
+            self.games[i].reset(seed=int(self.rng.integers(SEED_BOUND)))
+        if learner is None:
+            learner, opponents = self._seat(idx)
+        opponents = np.array(opponents, dtype=np.int64)
+        opponents[np.arange(len(idx)), learner] = -1
+        self.learner[idx] = learner
+        self.opponents[idx] = opponents
+        self.turns[idx] = 0
+        self.started[idx] = time.time()
+
+    def advance(self) -> Finished:
+        """Step the opponents of every game until each waits for its learner; deal again what ends."""
+        while True:
+            seats = np.array([g.current_seat if not g.is_over else -1 for g in self.games], dtype=np.int64)
+            idx = np.flatnonzero((seats >= 0) & (seats != self.learner))
+            if not len(idx):
+                break
+            ids = self.opponents[idx, seats[idx]]
+            acts = np.empty(len(idx), dtype=np.int64)
+            for member in np.unique(ids).tolist():
+                rows = np.flatnonzero(ids == member)
+                pol = self._policy(member)
+                act_observation = getattr(pol, "act_observation", None)
+                if act_observation is not None:  # encoded as that network was trained
+                    memory, record = bool(getattr(pol, "chip_memory", False)), bool(getattr(pol, "behaviour", False))
+                    obs, mask = self._encode(idx[rows], seats[idx[rows]], memory, record)
+                    acts[rows] = act_observation(obs, mask)
+                else:
+                    for r in rows.tolist():
+                        g = self.games[idx[r]]
+                        acts[r] = pol.act(g.seat_view(int(seats[idx[r]])))
+            ended = np.zeros(self.num_games, dtype=bool)
+            for k, i in enumerate(idx.tolist()):
+                self.games[i].step(int(acts[k]))
+                ended[i] = self.games[i].is_over
+            self.opponent_decisions += len(idx)
+            if ended.any():
+                self._finish(ended)
+        found, self._found = self._found, []
+        return Finished.concat(found, self.num_players)
+
+    def _encode(
+        self, rows: np.ndarray, seats: np.ndarray, chip_memory: bool, behaviour: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.zeros((len(rows), enc.obs_size(self.config, behaviour)), dtype=np.float32)
+        mask = np.zeros((len(rows), self.config.num_actions), dtype=np.int8)
+        for k, (i, s) in enumerate(zip(rows.tolist(), seats.tolist())):
+            view = self.games[i].seat_view(s)
+            enc.encode(view, chip_memory, out=obs[k], behaviour=behaviour)
+            mask[k, list(view.legal_actions)] = 1
+        return obs, mask
+
+    def _finish(self, ended: np.ndarray) -> None:
+        rows = np.flatnonzero(ended & (self.turns > 0))
+        if len(rows):
+            fin = Finished(
+                rows=rows,
+                learner=self.learner[rows].copy(),
+                penalties=np.array([self.games[i].final_penalties() for i in rows.tolist()], dtype=np.int64),
+                opponents=self.opponents[rows].copy(),
+                turns=self.turns[rows].copy(),
+                started=self.started[rows].copy(),
+            )
+            self._found.append(fin)
+            if self.on_finish is not None:
+                self.on_finish(fin)
+        unplayed = ended & (self.turns == 0)
+        self._unplayed[unplayed] += 1
+        if (self._unplayed >= MAX_UNPLAYED).any():
+            row = int(np.flatnonzero(self._unplayed >= MAX_UNPLAYED)[0])
+            raise RuntimeError(
+                f"game {row}: expected the learner to act in some game, got {MAX_UNPLAYED} games in a row that "
+                "ended before its first decision"
+            )
+        self.new_games(ended)
