@@ -61,7 +61,7 @@ SHIPPED: dict[str, Path] = {
 ``-v1`` the one before it)."""
 
 SHIPPED_SPECS: dict[str, str] = {
-    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p",
+    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p-v2",  # the rollout its table was measured with
 }
 """Short names of shipped agents that are compositions of other policies -> the policy spec they stand for
 (:func:`training.specs.load_policy` resolves them)."""
