@@ -370,7 +370,7 @@ def test_a_standard_actor_widened_for_wildcards_keeps_its_offer_logits():
     from nothanks_env.presets import get_preset
     from training.selfplay import widen_for_special
 
-    base = ckpt.load_checkpoint_policy("ppo-3p")
+    base = ckpt.load_checkpoint_policy("ppo-3p-v2")  # a network without the behaviour inputs
     wide = ckpt.MLPPolicy(widen_for_special(base.weights()), chip_memory=True)
     assert wide.plays_special_cards and (wide.obs_size, wide.num_actions) == (499, 125)
     game = Game(get_preset("wildcards"))
