@@ -151,6 +151,8 @@ class LearnerTable:
         chip_memory: how :meth:`observe` and the final observations encode the learner's view.
         behaviour: append each seat's public pass/take record (:data:`nothanks_env.encoding.BEHAVIOUR_LAYOUT`)
             to the learner's observations.
+        record_behaviour: let the engine keep those records (see :class:`~nothanks_env.vector.VectorGame`);
+            may be False only when neither the learner nor any opponent reads them.
         final_observations: record the learner's final observation of each finished game.
         on_finish: called with each :class:`Finished` record as games end, before their rows are dealt
             again (so it sees the finish before the new seats are drawn).
@@ -175,10 +177,13 @@ class LearnerTable:
         seed: int | None = None,
         chip_memory: bool = False,
         behaviour: bool = False,
+        record_behaviour: bool = True,
         final_observations: bool = False,
         on_finish: Callable[[Finished], None] | None = None,
     ) -> None:
-        self.game = VectorGame(config, num_games, seed=seed)
+        if behaviour and not record_behaviour:
+            raise ValueError("record_behaviour: expected True when the learner reads the records (behaviour=True)")
+        self.game = VectorGame(config, num_games, seed=seed, record_behaviour=record_behaviour)
         self.num_games = num_games
         self.num_players = config.num_players
         self.chip_memory = chip_memory

@@ -297,17 +297,24 @@ class VectorGame:
         config: the rule variant (no special cards: the scalar engine plays those).
         num_games: batch size ``B`` >= 1.
         seed: seed for every deal and starting seat.
+        record_behaviour: keep every seat's pass/take record (:attr:`behaviour`, the ``behaviour``
+            observation option's input). On by default; off, :meth:`step` skips that work (about a third of
+            the engine's time) and views carry ``behaviour=None``, so a policy that reads the record fails
+            loudly instead of reading stale values.
 
     Raises:
         RuleError: for a config with special cards or ``num_games < 1``.
     """
 
-    def __init__(self, config: GameConfig, num_games: int, seed: int | None = None):
+    def __init__(
+        self, config: GameConfig, num_games: int, seed: int | None = None, record_behaviour: bool = True
+    ) -> None:
         require_batched(config)
         if num_games < 1:
             raise RuleError(f"num_games: expected an int >= 1, got {num_games!r}")
         self.config = config
         self.num_games = num_games
+        self.record_behaviour = record_behaviour
         self.rng = np.random.default_rng(seed)
         cfg = config
         self._box_mask = sum(1 << c for c in cfg.all_cards if c not in cfg.removed_face_up)
@@ -525,7 +532,8 @@ class VectorGame:
             i = int(np.flatnonzero(passing & (own == 0))[0])
             raise IllegalActionError(f"actions[{i}]: expected TAKE (1) because seat {seat[i]} has 0 chips, got PASS")
         taking = live & (actions == TAKE)
-        self._record(np.flatnonzero(passing | (taking & (own > 0))), passing)
+        if self.record_behaviour:
+            self._record(np.flatnonzero(passing | (taking & (own > 0))), passing)
         p = np.flatnonzero(passing)
         self.chips[p, seat[p]] -= 1
         self.pot[p] += 1
@@ -609,7 +617,7 @@ class VectorGame:
             unseen=unseen,
             match_penalties=self.match_penalties[idx],
             deals_left=self.config.num_deals - 1 - self.deal_index[idx],
-            behaviour=self.behaviour[idx],
+            behaviour=self.behaviour[idx] if self.record_behaviour else None,
         )
 
     def final_view(self, idx: np.ndarray, seats: np.ndarray) -> BatchView:
@@ -647,7 +655,7 @@ class VectorGame:
             match_penalties=self.match_penalties[idx],
             deals_left=np.zeros(n, dtype=np.int64),
             over=np.ones(n, dtype=bool),
-            behaviour=self.behaviour[idx],
+            behaviour=self.behaviour[idx] if self.record_behaviour else None,
         )
 
 

@@ -155,6 +155,8 @@ def test_search_worlds_start_from_the_view_records():
     seen = []
 
     class Recorder(HeuristicPolicy):
+        behaviour = True  # declares that it reads the records, as a network trained with them does
+
         def act_batch(self, view):
             seen.append(view.behaviour.copy())
             return super().act_batch(view)
@@ -167,3 +169,30 @@ def test_search_worlds_start_from_the_view_records():
     assert first.shape == (2 * 4, 3, 6)
     for seat in (0, 2):
         assert (first[:, seat] == view.behaviour[0, seat]).all()
+    assert not SearchPolicy(iters=4, seed=0)._world_game(view.config, 8).record_behaviour
+
+
+def test_records_can_be_switched_off_and_then_are_not_read_silently():
+    vg = VectorGame(GameConfig(num_players=3), 8, seed=0, record_behaviour=False)
+    for _ in range(20):
+        vg.step(np.where(vg.action_mask()[:, PASS] == 1, PASS, TAKE))
+    assert not vg.behaviour.any() and vg.view().behaviour is None
+    with pytest.raises(ValueError, match=r"view.behaviour: expected every seat's record"):
+        enc.encode_batch(vg.view(), True, behaviour=True)
+
+
+def test_self_play_keeps_records_only_when_someone_reads_them():
+    from training.learning.pool import OpponentPool
+    from training.learning.vec_env import SelfPlayVecEnv
+    from training.specs import load_policy
+
+    cfg = GameConfig(num_players=3)
+
+    def tables(behaviour, member):
+        pool = OpponentPool({member: (1.0, {3: load_policy(member, num_players=3)})}, seed=0)
+        env = SelfPlayVecEnv([cfg], 4, pool, behaviour=behaviour)
+        return [t.game.record_behaviour for t in env.tables]
+
+    assert tables(False, "heuristic") == [False]
+    assert tables(True, "heuristic") == [True]
+    assert tables(False, "ppo-3p") == [True]  # a pool member that reads them

@@ -146,7 +146,8 @@ class SearchPolicy(Policy):
         """A cached VectorGame with at least ``n`` games (a power of two, so that few sizes are built)."""
         key = (config, 1 << max(n - 1, 0).bit_length())
         if key not in self._games:
-            self._games[key] = VectorGame(config, key[1], seed=0)
+            reads = any(getattr(pol, "behaviour", False) for pol in (self.rollout, self.model))
+            self._games[key] = VectorGame(config, key[1], seed=0, record_behaviour=reads)  # records cost time
         return self._games[key]
 
     def _take_gain(self, view: BatchView, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -102,7 +102,14 @@ class SelfPlayVecEnv(VecEnv):
         special = {bool(c.special_cards) for c in configs}
         if len(special) != 1:
             raise ValueError("configs: expected all with special cards or all without, got a mix")
-        table = ScalarLearnerTable if special.pop() else LearnerTable
+        scalar = special.pop()
+        table = ScalarLearnerTable if scalar else LearnerTable
+        # the engine keeps pass/take records only if someone reads them: the learner (and so its snapshots)
+        # or a pool member that is a network trained with them
+        readers = behaviour or any(
+            getattr(p, "behaviour", False) for m in pool.members.values() for p in m.policies.values()
+        )
+        extra = {} if scalar else {"record_behaviour": readers}
         self.tables = [
             table(
                 c,
@@ -113,6 +120,7 @@ class SelfPlayVecEnv(VecEnv):
                 chip_memory=chip_memory,
                 behaviour=behaviour,
                 on_finish=partial(self._record, c.num_players),
+                **extra,
             )
             for c, s, rng in zip(configs, seeds, self.seat_rngs)
         ]
