@@ -93,7 +93,7 @@ def render_table(view: SeatView | None, game: Game, full: bool = False) -> str:
     me = None if view is None else view.seat
     lines = [
         f"No Thanks!  {n} players  deal {game.deal_index + 1}/{cfg.num_deals}  "
-        + ("match over" if over else f"cards in deck: {len(game.deck) - 1}")
+        + ("match over" if over else f"cards in deck: {max(len(game.deck) - 1, 0)}")
     ]
     if not over:
         lines.append(face_up_line(view if view is not None else game.seat_view(0)))

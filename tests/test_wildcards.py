@@ -33,6 +33,7 @@ from nothanks_env.game import (
 )
 from nothanks_env.presets import get_preset
 from nothanks_env.records import GameRecord, record_from_game, replay
+from nothanks_env.render import render_table
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Observation space for each agent probably should be",
@@ -194,6 +195,7 @@ def test_special_card_as_last_card_ends_the_deal_after_its_use():
     g.step(bid(1))
     g.step(DROP)
     assert g.step(DROP) is False and g.phase == "choose_value" and not g.deck
+    assert "cards in deck: 0" in render_table(g.seat_view(1), g)  # not -1 while the last card is used
     assert g.step(VALUE0 + 3 - 3) is True and g.is_over
     assert g.wild_value[1] == 3 and g.final_penalties() == [10 + 13 - 11, 3 - 10, -11]
     with pytest.raises(IllegalActionError, match="match is over"):

@@ -379,14 +379,14 @@ class Config(_Section):
         return self.env.games_per_count * len(self.game.num_players)
 
 
-def _format_errors(err: ValidationError, source: str) -> str:
+def _format_errors(err: ValidationError, source: str, model: type[BaseModel]) -> str:
     lines = [f"invalid config {source}:"]
     for e in err.errors():
         key = ".".join(str(p) for p in e["loc"])
         got = e.get("input")
         msg = e["msg"].removeprefix("Value error, ")
         if e["type"] == "extra_forbidden":
-            lines.append(f"  {key}: unknown key (check the spelling; see training/config.py)")
+            lines.append(f"  {key}: unknown key (check the spelling; see {model.__module__})")
         elif not key:  # a check across sections: its message names the keys and the values
             lines.append(f"  {msg}")
         elif isinstance(got, dict) or ", got " in msg:  # the message already names what it received
@@ -481,7 +481,7 @@ def config_from_dict(data: dict[str, Any], source: str = "(dict)", model: type[M
     try:
         return model.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(_format_errors(e, source)) from None
+        raise ConfigError(_format_errors(e, source, model)) from None
 
 
 def dump_config(config: BaseModel, path: str | Path) -> None:
