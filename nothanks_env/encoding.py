@@ -202,20 +202,24 @@ def behaviour_slices(config: GameConfig) -> dict[str, slice]:
     return _offsets(BEHAVIOUR_LAYOUT, obs_size(config))
 
 
-_SIZES: dict[int, tuple[Piece, ...]] = {
-    OBS_SIZE: LAYOUT,
-    SPECIAL_OBS_SIZE: LAYOUT + SPECIAL_LAYOUT,
-    OBS_SIZE + BEHAVIOUR_SIZE: LAYOUT + BEHAVIOUR_LAYOUT,
-    SPECIAL_OBS_SIZE + BEHAVIOUR_SIZE: LAYOUT + SPECIAL_LAYOUT + BEHAVIOUR_LAYOUT,
+_SLICES_BY_SIZE: dict[int, dict[str, slice]] = {
+    size: _offsets(pieces)
+    for size, pieces in {
+        OBS_SIZE: LAYOUT,
+        SPECIAL_OBS_SIZE: LAYOUT + SPECIAL_LAYOUT,
+        OBS_SIZE + BEHAVIOUR_SIZE: LAYOUT + BEHAVIOUR_LAYOUT,
+        SPECIAL_OBS_SIZE + BEHAVIOUR_SIZE: LAYOUT + SPECIAL_LAYOUT + BEHAVIOUR_LAYOUT,
+    }.items()
 }
+"""Vector length -> piece slices, for each of the four layouts (built once: :func:`split` is called per view)."""
 
 
 def split(obs: np.ndarray) -> dict[str, np.ndarray]:
     """Named views into an observation of any of the four sizes (389, 499, 445, 555: with special cards,
     with ``behaviour``, or both); ``seat_cards`` becomes ``(..., 7, 33)``."""
-    if obs.shape[-1] not in _SIZES:
-        raise ValueError(f"obs: expected last dimension one of {sorted(_SIZES)}, got shape {obs.shape}")
-    slices = _offsets(_SIZES[obs.shape[-1]])
+    if obs.shape[-1] not in _SLICES_BY_SIZE:
+        raise ValueError(f"obs: expected last dimension one of {sorted(_SLICES_BY_SIZE)}, got shape {obs.shape}")
+    slices = _SLICES_BY_SIZE[obs.shape[-1]]
     out = {name: obs[..., s] for name, s in slices.items()}
     out["seat_cards"] = out["seat_cards"].reshape(*obs.shape[:-1], MAX_PLAYERS, MAX_CARD_VALUES)
     return out
@@ -361,10 +365,13 @@ def encode_batch(view: BatchView, chip_memory: bool = False, behaviour: bool = F
     return out
 
 
+_BEHAVIOUR_OFFSETS: dict[str, slice] = _offsets(BEHAVIOUR_LAYOUT)
+
+
 def _put_behaviour(out: np.ndarray, rec: np.ndarray, n: int) -> None:
     """Write :data:`BEHAVIOUR_LAYOUT` into ``out`` float32 (B, BEHAVIOUR_SIZE) from records int64 (B, n, F)
     already in slot order (slot 0 = the viewer)."""
-    s = _offsets(BEHAVIOUR_LAYOUT)
+    s = _BEHAVIOUR_OFFSETS
     passes, takes = rec[:, :, 0], rec[:, :, 1]
 
     def put(name: str, values: np.ndarray) -> None:
