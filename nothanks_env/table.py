@@ -53,6 +53,9 @@ def act_grouped(
     A policy with ``act_observation`` (a network) gets observations encoded by
     :func:`~nothanks_env.encoding.encode_batch` with its ``chip_memory`` and ``behaviour``; any other gets
     its games' part of ``view`` through ``act_batch``. Each policy's games reach it in view order.
+    Networks that share a ``stack`` attribute (e.g. :class:`training.checkpoints.MLPStack`: ``logits(obs,
+    which)``, ``index`` from ``id(policy)`` to its position, ``chip_memory``, ``behaviour``) get their
+    logits from one pass of the stack, then each acts on its own rows with ``act_from_logits(logits, mask)``.
 
     Args:
         view: the games to act in, B of them (each at its acting seat).
@@ -71,10 +74,14 @@ def act_grouped(
     mask = None
     order = np.argsort(ids, kind="stable")  # each policy's games, contiguous and in view order
     cuts = np.flatnonzero(ids[order][1:] != ids[order][:-1]) + 1
+    stacked: dict[int, list[tuple[Policy, np.ndarray]]] = {}
     for start, stop in zip([0, *cuts.tolist()], [*cuts.tolist(), len(ids)]):
         pol = policy(int(ids[order[start]]))
         rows = order[start:stop] if stop - start > 1 else slice(order[start], order[start] + 1)
         act_observation = getattr(pol, "act_observation", None)
+        if getattr(pol, "stack", None) is not None:
+            stacked.setdefault(id(pol.stack), []).append((pol, order[start:stop]))
+            continue
         if act_observation is not None:  # encoded once per round for every such policy
             mask = view.action_mask() if mask is None else mask
             obs = encode_batch(view, bool(getattr(pol, "chip_memory", False)), bool(getattr(pol, "behaviour", False)))
@@ -84,6 +91,20 @@ def act_grouped(
         if checked:
             _check_actions(pol, out, view.own_chips[rows])
         acts[rows] = out
+    for parts in stacked.values():
+        stack = parts[0][0].stack
+        mask = view.action_mask() if mask is None else mask
+        obs = encode_batch(view, bool(stack.chip_memory), bool(stack.behaviour))
+        rows = np.concatenate([r for _, r in parts])
+        which = np.concatenate([np.full(len(r), stack.index[id(p)]) for p, r in parts])
+        logits = stack.logits(obs[rows], which)
+        at = 0
+        for pol, r in parts:
+            out = np.asarray(pol.act_from_logits(logits[at : at + len(r)], mask[r]))
+            at += len(r)
+            if checked:
+                _check_actions(pol, out, view.own_chips[r])
+            acts[r] = out
     return acts
 
 
@@ -164,6 +185,9 @@ class LearnerTable:
         turns: int64 (B,), learner decisions so far in each game.
         started: float64 (B,), ``time.time()`` of each game's deal.
         opponent_decisions: opponent actions taken so far, all games together.
+        seconds: wall seconds spent so far in ``engine`` (rule steps of every seat), ``opponents``
+            (their policies, their observations' encoding included) and ``encoding`` (the learner's
+            observations), for the self-play benchmark's breakdown.
     """
 
     def __init__(
@@ -196,6 +220,7 @@ class LearnerTable:
         self.turns = np.zeros(num_games, dtype=np.int64)
         self.started = np.zeros(num_games, dtype=np.float64)
         self.opponent_decisions = 0
+        self.seconds = {"engine": 0.0, "opponents": 0.0, "encoding": 0.0}
         self._unplayed = np.zeros(num_games, dtype=np.int64)
         self._found: list[Finished] = []
 
@@ -222,7 +247,9 @@ class LearnerTable:
         """
         sel = np.ones(self.num_games, dtype=bool) if which is None else np.asarray(which, dtype=bool)
         self._found = []
+        t = time.perf_counter()
         ended = self.game.step(actions, which=sel)
+        self.seconds["engine"] += time.perf_counter() - t
         self.turns[sel] += 1
         self._unplayed[sel] = 0
         if ended.any():
@@ -237,8 +264,11 @@ class LearnerTable:
             :attr:`chip_memory` (and :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` after it with
             :attr:`behaviour`), and int8 (B, 2), 1 = legal, [PASS, TAKE].
         """
+        t = time.perf_counter()
         view = self.game.view()
-        return encode_batch(view, self.chip_memory, self.behaviour), view.action_mask()
+        out = encode_batch(view, self.chip_memory, self.behaviour), view.action_mask()
+        self.seconds["encoding"] += time.perf_counter() - t
+        return out
 
     # ---------------------------------------------------------------- lower level
     def new_games(
@@ -284,9 +314,13 @@ class LearnerTable:
                 break
             idx = np.flatnonzero(acting)
             actions = np.ones(self.num_games, dtype=np.int64)
+            t0 = time.perf_counter()
             actions[idx] = act_grouped(g.view(idx), self.opponents[idx, g.seat[idx]], self._policy)
+            t1 = time.perf_counter()
             self.opponent_decisions += len(idx)
             ended = g.step(actions, which=acting)
+            self.seconds["opponents"] += t1 - t0
+            self.seconds["engine"] += time.perf_counter() - t1
             if ended.any():
                 self._finish(ended)
         found, self._found = self._found, []

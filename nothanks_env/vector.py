@@ -36,8 +36,11 @@ from nothanks_env.game import take_delta as scalar_take_delta
 
 def card_points(masks: np.ndarray, lowest: int, highest: int) -> np.ndarray:
     """Card points of bit-mask card sets: the sum of the lowest card of each run. Any shape, int64 in/out."""
-    heads = masks & ~(masks << 1)
-    out = np.zeros(masks.shape, dtype=np.int64)
+    heads = np.asarray(masks & ~(masks << 1), dtype=np.int64)
+    if heads.size <= 4096:  # small batches (a bot's round): one pass over (..., cards) bits, not 33 passes
+        values = np.arange(lowest, highest + 1, dtype=np.int64)
+        return ((heads[..., None] >> values) & 1) @ values
+    out = np.zeros(heads.shape, dtype=np.int64)  # large ones: a pass per card keeps memory at one array
     for c in range(lowest, highest + 1):
         out += ((heads >> c) & 1) * c
     return out

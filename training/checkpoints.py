@@ -132,6 +132,9 @@ class MLPPolicy(Policy):
             that are not finite (NaN or inf).
     """
 
+    stack: MLPStack | None = None
+    """The :class:`MLPStack` this network is evaluated in during self-play rounds (set by the pool), or None."""
+
     def __init__(
         self,
         weights: Mapping[str, torch.Tensor],
@@ -256,23 +259,31 @@ class MLPPolicy(Policy):
         Raises:
             ValueError: if the network's logits are not finite (NaN or inf).
         """
+        return self.act_from_logits(self.logits(obs), mask)
+
+    def act_from_logits(self, logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """:meth:`act_observation` from this network's logits float32 (B, num_actions) (e.g. computed for
+        several networks at once by :class:`MLPStack`): int64 (B,), always legal."""
         legal = mask.astype(bool)
         if self.deterministic:
-            logits = np.where(legal, self.logits(obs), -np.inf)
-            return logits.argmax(axis=1).astype(np.int64)
+            return np.where(legal, logits, -np.inf).argmax(axis=1).astype(np.int64)
         if self.num_actions != 2:  # inverse-CDF draw from the masked softmax, one uniform per row
-            cdf = np.cumsum(self.probabilities(obs, mask), axis=1)
+            cdf = np.cumsum(self._softmax(logits, mask), axis=1)
             u = self.rng.random(len(cdf))[:, None] * cdf[:, -1:]
             picked = np.minimum((cdf <= u).sum(axis=1), cdf.shape[1] - 1)
             return np.where(legal[np.arange(len(picked)), picked], picked, legal.argmax(axis=1)).astype(np.int64)
-        p_take = self.probabilities(obs, mask)[:, 1]
+        p_take = self._softmax(logits, mask)[:, 1]
         sampled = (self.rng.random(len(p_take)) < p_take).astype(np.int64)
         return np.where(~legal[:, 0], 1, np.where(~legal[:, 1], 0, sampled)).astype(np.int64)
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The policy's distribution, the softmax over legal logits: float64 (B, 2), [P(pass), P(take)]."""
-        logits = np.where(mask.astype(bool), self.logits(obs).astype(np.float64), -np.inf)
-        z = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return self._softmax(self.logits(obs), mask)
+
+    @staticmethod
+    def _softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        z = np.where(mask.astype(bool), logits.astype(np.float64), -np.inf)
+        z = np.exp(z - z.max(axis=1, keepdims=True))
         return z / z.sum(axis=1, keepdims=True)
 
     def action_probabilities(self, view: SeatView) -> np.ndarray:
@@ -296,6 +307,69 @@ class MLPPolicy(Policy):
             out[f"layers.{i}.weight"] = lin.weight.detach().clone().contiguous()
             out[f"layers.{i}.bias"] = lin.bias.detach().clone().contiguous()
         return out
+
+
+class MLPStack:
+    """Several :class:`MLPPolicy` networks of one shape, evaluated together in one batched pass.
+
+    The self-play pool's snapshots are such networks; each round of opponent moves would otherwise run one
+    small forward pass per snapshot, and on small batches a pass costs its fixed overhead, not its
+    arithmetic. Here each layer is one ``baddbmm`` over the networks: every network's rows are gathered
+    into a zero-padded block (networks x most rows x inputs).
+
+    Args:
+        policies: networks with the same layer shapes, activation and observation options.
+
+    Raises:
+        ValueError: if they differ in shape, activation, ``chip_memory`` or ``behaviour``.
+    """
+
+    def __init__(self, policies: Sequence[MLPPolicy]) -> None:
+        self.policies = list(policies)
+        if not self.policies:
+            raise ValueError("policies: expected at least one network, got none")
+        first = self.policies[0]
+        key = self.key(first)
+        for pol in self.policies[1:]:
+            if self.key(pol) != key:
+                raise ValueError(f"policies: expected networks of one shape and options {key}, got {self.key(pol)}")
+        self.chip_memory, self.behaviour = first.chip_memory, first.behaviour
+        self.index = {id(p): k for k, p in enumerate(self.policies)}
+        layers = [[m for m in p.net if isinstance(m, torch.nn.Linear)] for p in self.policies]
+        self.weights = [torch.stack([ls[i].weight.T for ls in layers]).contiguous() for i in range(len(layers[0]))]
+        self.biases = [torch.stack([ls[i].bias[None] for ls in layers]) for i in range(len(layers[0]))]
+        self.activation = torch.relu if first.activation == "relu" else torch.tanh
+
+    @staticmethod
+    def key(policy: MLPPolicy) -> tuple[Any, ...]:
+        """What networks must share to be stacked: layer shapes, activation and observation options."""
+        shapes = tuple(tuple(m.weight.shape) for m in policy.net if isinstance(m, torch.nn.Linear))
+        return shapes, policy.activation, policy.chip_memory, policy.behaviour
+
+    def logits(self, obs: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """Raw logits float32 (B, num_actions) of row ``i`` of ``obs`` (float32 (B, obs_size)) under network
+        ``which[i]`` (int (B,), an index into :attr:`policies`)."""
+        which = np.asarray(which, dtype=np.int64)
+        counts = np.bincount(which, minlength=len(self.policies))
+        order = np.argsort(which, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        grp = which[order]
+        pos = np.arange(len(which)) - starts[grp]
+        block = np.zeros((len(self.policies), int(counts.max()), obs.shape[1]), dtype=np.float32)
+        block[grp, pos] = obs[order]
+        with torch.inference_mode():
+            h = torch.from_numpy(block)
+            for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+                h = torch.baddbmm(b, h, w)
+                if i < len(self.weights) - 1:
+                    h = self.activation(h)
+            out = h.numpy()
+        logits = np.empty((len(which), out.shape[2]), dtype=np.float32)
+        logits[order] = out[grp, pos]
+        if not np.isfinite(logits).all():
+            bad = sorted({self.policies[k].name for k in which[~np.isfinite(logits).all(axis=1)].tolist()})
+            raise ValueError(f"policies {bad}: expected finite logits, got NaN or inf")
+        return logits
 
 
 def actor_weights(sb3_policy: torch.nn.Module) -> dict[str, torch.Tensor]:

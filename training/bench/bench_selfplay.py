@@ -1,13 +1,22 @@
-"""Learner steps/s of self-play PPO: the batched fast path next to a naive per-decision loop, same run.
+"""Learner steps/s of self-play PPO: two cores, one core, and a naive per-decision loop, in one run.
 
-Both train the same MaskablePPO (``configs/selfplay.yaml``'s network and PPO settings, one torch thread)
-against frozen snapshot opponents (random-initialised networks of the same shape), for a fixed number
-of learner steps, and report learner steps per second of ``model.learn`` (collection *and* updates):
+All three train the same MaskablePPO (the default config's network and PPO settings, one torch thread
+per process) for a fixed number of learner steps and report learner steps per second of ``model.learn``
+(collection *and* updates):
 
-- **fast**: :class:`~training.vec_env.SelfPlayVecEnv`, ``games_per_count`` games on one
-  :class:`~nothanks_env.vector.VectorGame`, each opponent policy one batched forward pass per round;
+- **two cores** (``run.collector: process``, the default): a collector process plays the games while the
+  learner updates on the previous rollout (:mod:`training.learning.collector`);
+- **one core** (``run.collector: inline``): :class:`~training.vec_env.SelfPlayVecEnv` in the learner's
+  process, ``games_per_count`` games on one :class:`~nothanks_env.vector.VectorGame`, each opponent
+  policy one batched call per round, then the update;
 - **naive**: the usual wrapper: one scalar :class:`~nothanks_env.game.Game` per env in a ``DummyVecEnv``
-  of 8, every opponent decision a single-observation ``predict`` call of its snapshot.
+  of 8, every opponent a snapshot network called with ``predict`` once per decision.
+
+The fast paths play the default config's opponent mix (``--pool default``: its league of scripted bots,
+plus ``--snapshots`` random-initialised snapshot networks taking ``pool.snapshot_weight`` of the seats,
+as in a run under way) or, with ``--pool snapshots``, snapshots in every seat. Each prints where the time
+goes, in microseconds per learner step: engine, opponents, encoding, learner forward, update, and for
+two cores the learner's wait for rollouts.
 
 Wired as ``python -m training.benchmark selfplay`` (:func:`add_arguments`, :func:`bench_selfplay`).
 """
@@ -99,17 +108,69 @@ class _SnapshotPredictor:
         return self.policy.predict(obs, action_masks=action_masks, deterministic=deterministic)
 
 
-def _fast_rate(cfg, steps: int, snapshots: int, clock) -> float:
+def _fast_rate(cfg, steps: int, snapshots: int, clock) -> tuple[float, dict[str, float]]:
+    """Learner steps/s of ``model.learn`` with ``cfg.run.collector``, and its breakdown in us per step."""
+    from training.learning.collector import CollectorEnv
     from training.learning.selfplay import make_env, make_model, make_pool
 
-    pool = make_pool(cfg)
-    for k in range(snapshots):
-        pool.add_snapshot(_snapshot_weights(cfg.ppo.net_arch, cfg.run.seed + k), step=k)
-    model = make_model(cfg, make_env(cfg, pool))
-    model.learn(cfg.n_envs * cfg.ppo.n_steps)  # warm-up: one rollout and update
-    start = clock()
-    model.learn(steps, reset_num_timesteps=False)
-    return steps / (clock() - start)
+    if cfg.run.collector == "process":
+        env = CollectorEnv(cfg)
+        pool = env.pool
+    else:
+        pool = make_pool(cfg)
+        env = make_env(cfg, pool)
+    try:
+        for k in range(snapshots):
+            pool.add_snapshot(_snapshot_weights(cfg.ppo.net_arch, cfg.run.seed + k), step=k)
+        model = make_model(cfg, env)
+        parts = _Parts(model, env)
+        model.learn(2 * cfg.n_envs * cfg.ppo.n_steps)  # warm-up: two rollouts and updates
+        parts.start()
+        start = clock()
+        model.learn(steps, reset_num_timesteps=False)
+        rate = steps / (clock() - start)
+        return rate, {k: 1e6 * v / steps for k, v in parts.stop().items()}
+    finally:
+        env.close()
+
+
+class _Parts:
+    """Wall seconds per part of ``model.learn`` between :meth:`start` and :meth:`stop`."""
+
+    def __init__(self, model, env) -> None:
+        from training.learning.collector import CollectorEnv
+
+        self.model, self.env = model, env
+        self.remote = isinstance(env, CollectorEnv)
+        if not self.remote:  # inline: time the update and the whole collection around SB3's own calls
+            self.extra = {"update": 0.0, "collect": 0.0}
+            for name, key in (("train", "update"), ("collect_rollouts", "collect")):
+                setattr(model, name, self._timed(getattr(model, name), key))
+
+    def _timed(self, fn, key: str):
+        def run(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.extra[key] += time.perf_counter() - t
+
+        return run
+
+    def start(self) -> None:
+        if self.remote:
+            self.before = dict(self.env.seconds)
+        else:
+            self.extra = dict.fromkeys(self.extra, 0.0)
+            self.before = self.env.seconds
+
+    def stop(self) -> dict[str, float]:
+        now = self.env.seconds
+        out = {k: now[k] - self.before[k] for k in now}
+        if self.remote:
+            return out
+        env_parts = sum(out.values())
+        return out | {"learner_forward_and_glue": self.extra["collect"] - env_parts, "update": self.extra["update"]}
 
 
 def _naive_rate(cfg, steps: int, snapshots: int, clock) -> float:
@@ -140,10 +201,13 @@ def _dummy_env(cfg, n: int):
 
 
 def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
-    """Print and return learner steps/s of the fast path and the naive loop (see module docstring).
+    """Print and return learner steps/s on two cores, one core and the naive loop (see module docstring).
 
-    ``args`` may carry ``steps``, ``naive_steps``, ``players``, ``snapshots``, ``clock`` and ``seed``
-    (defaults as in :func:`add_arguments`).
+    ``args`` may carry ``steps``, ``naive_steps``, ``players``, ``snapshots``, ``pool``, ``clock`` and
+    ``seed`` (defaults as in :func:`add_arguments`).
+
+    Returns:
+        ``{"two_cores": ..., "one_core": ..., "naive": ...}``, learner steps/s.
     """
     defaults = argparse.ArgumentParser()
     add_arguments(defaults)
@@ -152,30 +216,43 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
     }
     torch.set_num_threads(1)
     clock = time.process_time if opts["clock"] == "cpu" else time.perf_counter
-    cfg = load_config(
-        None,
-        [
-            f"game.num_players={opts['players']}",
-            f"run.seed={opts['seed']}",
-            "pool.snapshot_weight=1.0",  # every opponent seat is a snapshot
-            f"pool.max_snapshots={max(opts['snapshots'], 1)}",
-        ],
-    )
+    sets = [f"game.num_players={opts['players']}", f"run.seed={opts['seed']}", "run.progress=false"]
+    if opts["snapshots"] > 0:
+        sets.append(f"pool.max_snapshots={opts['snapshots']}")
+    if opts["pool"] == "snapshots":
+        sets.append("pool.snapshot_weight=1.0")  # every opponent seat is a snapshot
+    cfg = load_config(None, sets)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    mix = "every seat a snapshot"
+    if opts["pool"] == "default":
+        mix = f"the default league of {len(cfg.pool.scripted)} scripted bots, {cfg.pool.snapshot_weight:.0%} snapshots"
     print(
-        f"self-play MaskablePPO, {opts['players']} players, {opts['snapshots']} snapshot opponents, "
+        f"self-play MaskablePPO, {opts['players']} players, {opts['snapshots']} snapshot opponents ({mix}), "
         f"net {cfg.ppo.net_arch}, rollout {cfg.n_envs * cfg.ppo.n_steps}, batch {cfg.ppo.batch_size}, "
-        f"{cfg.ppo.n_epochs} epochs, 1 torch thread, {opts['clock']} clock, load average {load}",
+        f"{cfg.ppo.n_epochs} epochs, 1 torch thread per process, {opts['clock']} clock, load average {load}",
         flush=True,
     )
-    fast = _fast_rate(cfg, opts["steps"], opts["snapshots"], clock)
+    out: dict[str, float] = {}
+    for key, mode, label in (
+        ("two_cores", "process", "two cores (collector process + learner)"),
+        ("one_core", "inline", "one core  (collection, then update)     "),
+    ):
+        run_cfg = cfg.model_copy(update={"run": cfg.run.model_copy(update={"collector": mode})})
+        rate, parts = _fast_rate(run_cfg, opts["steps"], opts["snapshots"], clock)
+        out[key] = rate
+        where = ", ".join(f"{k} {v:.1f}" for k, v in parts.items())
+        print(f"  {label}: {rate:>8,.0f} learner steps/s", flush=True)
+        print(f"      us per learner step: {where}", flush=True)
+    naive = _naive_rate(cfg, opts["naive_steps"], max(opts["snapshots"], 1), clock)
+    out["naive"] = naive
+    print(f"  naive loop ({NAIVE_ENVS} envs, snapshot predict per decision): {naive:>8,.0f} learner steps/s")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
-        f"  fast path  ({cfg.env.games_per_count} games, batched opponents): {fast:>8,.0f} learner steps/s", flush=True
+        f"  two cores / one core: {out['two_cores'] / out['one_core']:.2f}x; two cores / naive: "
+        f"{out['two_cores'] / naive:.1f}x   (learner steps/s of model.learn: collection + PPO updates); "
+        f"load average at the end {load}"
     )
-    naive = _naive_rate(cfg, opts["naive_steps"], opts["snapshots"], clock)
-    print(f"  naive loop ({NAIVE_ENVS} envs, predict per decision):      {naive:>8,.0f} learner steps/s")
-    print(f"  speed-up: {fast / naive:.1f}x   (learner steps/s of model.learn: collection + PPO updates)")
-    return {"fast": fast, "naive": naive}
+    return out
 
 
 if __name__ == "__main__":

@@ -3,16 +3,22 @@
     python -m training.benchmark env [--seconds S] [--players 3 5 7] [--clock wall|cpu] [--preset NAME]
     python -m training.benchmark eval [--games N] [--workers W] [--seed S]
     python -m training.benchmark selfplay [--steps N] [--naive-steps N] [--players P] [--snapshots K]
+                                          [--pool default|snapshots] [--clock wall|cpu]
     python -m training.benchmark rllib [--iterations N] [--env-runners R] [--envs-per-runner E] [--address A]
     python -m training.benchmark serve [--opponents SPEC ...] [--moves N] [--preset P] [--seed S]
     python -m training.benchmark gym [--seconds S] [--players 3 5 7] [--opponents SPEC] [--num-envs N]
                                      [--opponent-rng per_env|shared]
+    python -m training.benchmark all     # env, eval, gym (x3), serve and selfplay in turn, load averages recorded
 
 ``eval``: scripted-vs-scripted games per second through :func:`training.evaluate.evaluate` (three threshold
 bots, 3 players, batched games, ``--workers`` processes); see :func:`training.evaluate.bench_eval`.
 
-``selfplay``: learner steps per second of the self-play fast path with snapshot opponents, next to a
-naive loop (one ``predict`` per decision) timed in the same run; see :mod:`training.bench_selfplay`.
+``selfplay``: learner steps per second of self-play against the default config's opponent mix, on two
+cores (a collector process beside the learner, the default) and on one, with where the time goes, next to
+a naive loop (one ``predict`` per decision) timed in the same run; see :mod:`training.bench_selfplay`.
+
+``all``: every sub-command above but ``rllib``, in turn, with the load average before each: the run the
+README's Benchmarks section is copied from.
 
 ``gym``: the Gymnasium single-agent envs against ``--opponents`` (default ``random``, the cheapest policy, so
 that the env's own cost shows), next to the AEC env, one process: ``aec_env`` decisions/s as below;
@@ -358,7 +364,41 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_serve_arguments(p)
     p.set_defaults(func=_bench_serve)
+
+    p = subparsers.add_parser("all", help="every figure of the README's Benchmarks section, in one run")
+    p.set_defaults(func=bench_all)
     return parser
+
+
+ALL_RUNS: tuple[tuple[str, ...], ...] = (
+    ("env",),
+    ("eval",),  # before anything imports torch, so that its workers fork
+    ("gym",),
+    ("gym", "--opponents", "heuristic"),
+    ("gym", "--opponent-rng", "shared"),
+    ("serve", "--opponents", "ppo-3p", "ppo-3p", "--moves", "100"),
+    ("selfplay",),
+)
+"""The sub-commands :func:`bench_all` runs, in order, each with its default options except those given."""
+
+
+def bench_all(args: argparse.Namespace) -> None:
+    """Run every :data:`ALL_RUNS` benchmark in turn: one record of the README's figures, each preceded by the
+    command it stands for and the 1/5/15-minute load averages, so a busy machine shows in the record."""
+    import datetime as dt
+    import platform
+
+    parser = build_parser()
+    cpu = platform.processor() or platform.machine()
+    print(f"# benchmark all: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores ({cpu}), "
+          f"Python {platform.python_version()}", flush=True)  # fmt: skip
+    for argv in ALL_RUNS:
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"\n## python -m training.benchmark {' '.join(argv)}   (load average {load})", flush=True)
+        sub = parser.parse_args(list(argv))
+        start = time.perf_counter()
+        sub.func(sub)
+        print(f"({time.perf_counter() - start:.0f} s)", flush=True)
 
 
 def _bench_eval(args: argparse.Namespace) -> None:
@@ -374,6 +414,12 @@ def add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--naive-steps", type=int, default=8192, help="learner steps timed on the naive loop")
     parser.add_argument("--players", type=int, default=3, help="player count (default 3)")
     parser.add_argument("--snapshots", type=int, default=5, help="snapshot opponents in the pool (default 5)")
+    parser.add_argument(
+        "--pool",
+        choices=["default", "snapshots"],
+        default="default",
+        help="opponents: the default config's league plus the snapshots (default), or snapshots in every seat",
+    )
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
     parser.add_argument("--seed", type=int, default=0)
 

@@ -81,6 +81,11 @@ class RunSection(_Section):
         description="policy spec of a checkpoint (path or shipped name) whose actor weights start the run; "
         "its net_arch, activation and chip_memory must match this config (the critic starts fresh)",
     )
+    collector: Literal["process", "inline"] = Field(
+        "process",
+        description="process: games are played in a second process while the learner updates (two cores, "
+        "policy lag one update, training.learning.collector); inline: one process, collection then update",
+    )
     critic_warmup: Int = Field(
         0,
         ge=0,

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from nothanks_env.policy import Policy
-from training.checkpoints import MLPPolicy
+from training.checkpoints import MLPPolicy, MLPStack
 
 
 @dataclass
@@ -147,10 +147,24 @@ class OpponentPool:
         self.active.append(m.id)
         self._next_id += 1
         self._probs = None
+        self._restack()
+
+    def _restack(self) -> None:
+        """Put every snapshot still held (evicted ones in use included) in one :class:`MLPStack`, so that
+        each round of opponent moves runs one forward pass for all of them (:func:`nothanks_env.table.act_grouped`)."""
+        nets = [m.policies[0] for m in self.members.values() if m.kind == "snapshot"]
+        stack = MLPStack(nets) if len(nets) > 1 else None
+        for p in nets:
+            p.stack = stack
 
     @property
     def snapshots(self) -> list[Member]:
         return [self.members[i] for i in self.active if self.members[i].kind == "snapshot"]
+
+    @property
+    def snapshot_count(self) -> int:
+        """Snapshots held now."""
+        return len(self.snapshots)
 
     def add_snapshot(self, weights: Mapping[str, torch.Tensor], step: int) -> Member:
         """Freeze actor ``weights`` at learner step ``step`` as a new opponent; evict the oldest if full."""
@@ -175,9 +189,11 @@ class OpponentPool:
     def prune(self, in_use: np.ndarray) -> None:
         """Forget evicted members that no game in flight uses (``in_use``: member ids, any shape)."""
         used = set(np.unique(in_use).tolist())
-        for i in list(self.members):
-            if i not in self.active and i not in used:
-                del self.members[i]
+        dropped = [i for i in self.members if i not in self.active and i not in used]
+        for i in dropped:
+            del self.members[i]
+        if dropped:
+            self._restack()
 
     def scripted_weights(self) -> dict[str, float]:
         """Current relative weight of each active scripted member: prior x (floor + f(x)), not normalized."""
@@ -330,6 +346,7 @@ class OpponentPool:
             self.active.remove(m.id)
             del self.members[m.id]
         self._probs = None
+        self._restack()
         for s in state["snapshots"]:
             self.add_snapshot(s["weights"], int(s["step"]))
         self.rng.bit_generator.state = state["rng"]

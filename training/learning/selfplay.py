@@ -109,11 +109,14 @@ def make_env(cfg: Config, pool):
 
 
 def make_model(cfg: Config, env, n_steps: int | None = None):
-    """A fresh MaskablePPO for ``env`` with ``cfg.ppo`` (CPU; the logger is set by the caller).
+    """A fresh MaskablePPO for ``env`` with ``cfg.ppo`` (CPU; the logger is set by the caller): an
+    :class:`~training.learning.collector.OverlappedMaskablePPO` for a collector process's env.
 
     ``n_steps`` (per env) overrides ``cfg.ppo.n_steps``, e.g. to keep the rollout size for another env count.
     """
     from sb3_contrib import MaskablePPO
+
+    from training.learning.collector import CollectorEnv, OverlappedMaskablePPO
 
     p = cfg.ppo
     lr, final = p.learning_rate, p.lr_final_fraction
@@ -122,7 +125,8 @@ def make_model(cfg: Config, env, n_steps: int | None = None):
         return lr if p.lr_schedule == "constant" else lr * (final + (1.0 - final) * progress_remaining)
 
     act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[p.activation]
-    return MaskablePPO(
+    algo = OverlappedMaskablePPO if isinstance(env, CollectorEnv) else MaskablePPO
+    return algo(
         "MlpPolicy",
         env,
         learning_rate=schedule,
@@ -136,7 +140,12 @@ def make_model(cfg: Config, env, n_steps: int | None = None):
         vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm,
         target_kl=p.target_kl,
-        policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": act},
+        policy_kwargs={
+            "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
+            "activation_fn": act,
+            # SB3's Adam (eps 1e-5) as one fused kernel per step: the same update, measured 14% faster
+            "optimizer_kwargs": {"eps": 1e-5, "fused": True},
+        },
         seed=cfg.run.seed,
         device="cpu",
         verbose=0,
@@ -210,23 +219,34 @@ def step_checkpoints(run_dir: Path) -> list[Path]:
 
 
 def rng_state(env) -> dict[str, Any]:
-    """Every RNG a run draws from, as builtins and tensors (``torch.load(weights_only=True)`` safe)."""
-    return {
+    """Every RNG a run draws from, as builtins and tensors (``torch.load(weights_only=True)`` safe).
+
+    With a collector process's env, its RNGs are included: ``tables`` and ``collector``
+    (:meth:`~training.learning.collector.CollectorEnv.rng_state`).
+    """
+    own = {
         "torch": torch.get_rng_state(),
         "numpy": [x.tolist() if isinstance(x, np.ndarray) else x for x in np.random.get_state()],
         "python": random.getstate(),
-        "tables": [
-            {"game": _deal_rng(t).bit_generator.state, "seats": r.bit_generator.state}
-            for t, r in zip(env.tables, env.seat_rngs)
-        ],  # fmt: skip
     }
+    if not hasattr(env, "tables"):
+        return own | env.rng_state()
+    tables = [
+        {"game": _deal_rng(t).bit_generator.state, "seats": r.bit_generator.state}
+        for t, r in zip(env.tables, env.seat_rngs)
+    ]
+    return own | {"tables": tables}
 
 
 def set_rng_state(state: dict[str, Any], env) -> None:
+    """Restore what :func:`rng_state` saved (a checkpoint of either collector mode fits either)."""
     torch.set_rng_state(state["torch"])
     name, keys, pos, has_gauss, cached = state["numpy"]
     np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
     random.setstate(tuple(tuple(x) if isinstance(x, list) else x for x in state["python"]))
+    if not hasattr(env, "tables"):
+        env.set_rng_state({k: state[k] for k in ("tables", "collector") if k in state})
+        return
     for t, r, s in zip(env.tables, env.seat_rngs, state["tables"]):
         _deal_rng(t).bit_generator.state = s["game"]
         r.bit_generator.state = s["seats"]
@@ -350,8 +370,14 @@ class Trainer:
         random.seed(cfg.run.seed)
         np.random.seed(cfg.run.seed)
         torch.manual_seed(cfg.run.seed)
-        self.pool = make_pool(cfg)
-        self.env = make_env(cfg, self.pool)
+        if cfg.run.collector == "process":
+            from training.learning.collector import CollectorEnv
+
+            self.env = CollectorEnv(cfg)  # the pool and the games live in the collector process
+            self.pool = self.env.pool
+        else:
+            self.pool = make_pool(cfg)
+            self.env = make_env(cfg, self.pool)
         self.model = make_model(cfg, self.env)
         self.evals: list[dict[str, Any]] = []
         self.best: dict[str, Any] = {"score": -1.0, "timesteps": None}
@@ -463,7 +489,7 @@ class Trainer:
         self.hold_actor(t < cfg.run.critic_warmup)
         if t >= self.next["snapshot"]:
             self.pool.add_snapshot(ckpt.actor_weights(self.model.policy), t)
-            self.pool.prune(np.concatenate([tb.opponents.ravel() for tb in self.env.tables]))
+            self.env.prune_pool()
             self.next["snapshot"] = t + cfg.pool.snapshot_every
         if t != self.resumed_at:  # at the step resumed from they were written before the checkpoint
             for name, share in self.pool.composition().items():
@@ -471,7 +497,7 @@ class Trainer:
             for name, st in self.pool.league().items():
                 self.writer.add_scalar(f"pool/{name}/win_rate", st["win_rate"], t)
                 self.writer.add_scalar(f"pool/{name}/weight", st["share"], t)
-            self.writer.add_scalar("pool/snapshots_held", len(self.pool.snapshots), t)
+            self.writer.add_scalar("pool/snapshots_held", self.pool.snapshot_count, t)
         if t >= self.next["eval"]:
             self.evaluate(t)
             self.next["eval"] = t + cfg.eval.every
@@ -522,21 +548,24 @@ class Trainer:
         self.latest_win: dict[str, float] = {}
         if self.evals:
             self.latest_win = {k: r["win_rate"] for k, r in self.evals[-1]["results"].items()}
-        if remaining > 0:
-            callback = _Callback(self)
-            with _graceful_stop(self):
-                self.model.learn(remaining, callback=callback, reset_num_timesteps=False)
-            callback.close()
-            if not self.stop_requested:  # learn() ends right after a PPO update
-                self.trained_timesteps = self.model.num_timesteps
-            self.model.num_timesteps = self.trained_timesteps
-        path = self.save()
-        if self.stop_requested:
-            print(f"stopped at {self.trained_timesteps:,} learner steps; checkpoint: {path}", file=sys.stderr)
-            print(f"continue with: python -m training.selfplay --resume {self.run_dir}", file=sys.stderr)
-        else:
-            self.finish()
-        self.writer.close()
+        try:
+            if remaining > 0:
+                callback = _Callback(self)
+                with _graceful_stop(self):
+                    self.model.learn(remaining, callback=callback, reset_num_timesteps=False)
+                callback.close()
+                if not self.stop_requested:  # learn() ends right after a PPO update
+                    self.trained_timesteps = self.model.num_timesteps
+                self.model.num_timesteps = self.trained_timesteps
+            path = self.save()
+            if self.stop_requested:
+                print(f"stopped at {self.trained_timesteps:,} learner steps; checkpoint: {path}", file=sys.stderr)
+                print(f"continue with: python -m training.selfplay --resume {self.run_dir}", file=sys.stderr)
+            else:
+                self.finish()
+        finally:
+            self.env.close()  # a collector process ends here
+            self.writer.close()
 
     def finish(self) -> None:
         """Final evaluation, ``final`` checkpoint, summary table and learning-curve plot."""

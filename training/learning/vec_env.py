@@ -131,6 +131,16 @@ class SelfPlayVecEnv(VecEnv):
         self._masks = np.ones((self.num_envs, actions), dtype=bool)
 
     @property
+    def seconds(self) -> dict[str, float]:
+        """Wall seconds so far in ``engine``, ``opponents`` and ``encoding``, every table together (see
+        :class:`~nothanks_env.table.LearnerTable`; zeros for special-card tables, which do not count)."""
+        out = {"engine": 0.0, "opponents": 0.0, "encoding": 0.0}
+        for t in self.tables:
+            for k, v in getattr(t, "seconds", {}).items():
+                out[k] += v
+        return out
+
+    @property
     def opponent_decisions(self) -> int:
         """Opponent actions taken so far, every game of every table."""
         return sum(t.opponent_decisions for t in self.tables)
@@ -176,6 +186,10 @@ class SelfPlayVecEnv(VecEnv):
 
     def close(self) -> None:
         pass
+
+    def prune_pool(self) -> None:
+        """Drop the snapshots beyond the pool's limit that no game still seats (:meth:`OpponentPool.prune`)."""
+        self.pool.prune(np.concatenate([t.opponents.ravel() for t in self.tables]))
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         if attr_name == "render_mode":
