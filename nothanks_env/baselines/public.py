@@ -200,24 +200,25 @@ class UtilityPolicy(Policy):
             self.name += ("," if ":" in self.name else ":") + "chip_memory=False"
 
     def _card_terms(self, view: BatchView, cards: np.ndarray) -> np.ndarray:
-        """points(C) + expected run term, float64 (B, P), for card masks ``cards`` (B, P)."""
+        """points(C) + expected run term, float64 (..., B, P), for card masks ``cards`` (..., B, P) (several
+        hands per game at once: each array op then runs once for all of them)."""
         cfg = view.config
         n = view.num_players
         values = np.arange(cfg.lowest_card, cfg.highest_card + 1, dtype=np.int64)
-        below = (cards[:, :, None] >> (values - 1)) & 1  # (B, P, V): holds w - 1
-        above = (cards[:, :, None] >> (values + 1)) & 1
-        held = (cards[:, :, None] >> values) & 1
+        below = (cards[..., None] >> (values - 1)) & 1  # (..., B, P, V): holds w - 1
+        above = (cards[..., None] >> (values + 1)) & 1
+        held = (cards[..., None] >> values) & 1
         unseen = ((view.unseen[:, None, None] >> values) & 1).astype(bool)
-        wanted = ((below | above) == 1) & (held == 0) & unseen  # (B, P, V)
+        wanted = ((below | above) == 1) & (held == 0) & unseen  # (..., B, P, V)
         delta = np.where(below == 1, 0, values) - above * (values + 1)
         # steal: distance back to the nearest other seat that also wants w, as a share of the table
         dist = np.full(wanted.shape, n, dtype=np.float64)
         for k in range(n - 1, 0, -1):  # the nearest wins: overwrite from the farthest
-            other = np.roll(wanted, k, axis=1)  # seat s sees seat s - k
+            other = np.roll(wanted, k, axis=-2)  # seat s sees seat s - k
             dist = np.where(other, k, dist)
         p_deck = view.cards_in_deck / np.maximum(popcount(view.unseen), 1)
         p = p_deck[:, None, None] * (dist / n) * self.prob_scale
-        run_term = (wanted * p * (delta - self.value_ratio * values)).sum(axis=2)
+        run_term = (wanted * p * (delta - self.value_ratio * values)).sum(axis=-1)
         return card_points(cards, cfg.lowest_card, cfg.highest_card) + run_term
 
     def _chip_term(self, chips: np.ndarray, left: np.ndarray, deck_size: int) -> np.ndarray:
@@ -231,8 +232,9 @@ class UtilityPolicy(Policy):
         after_pot = view.pot[:, None] + (np.arange(n)[None, :] - view.seat[:, None]) % n
         with_card = view.cards | (np.int64(1) << view.face_up_card)[:, None]
         d, size = view.cards_in_deck[:, None], view.config.deck_size
-        before = self._card_terms(view, view.cards) + self._chip_term(chips, d, size)
-        after = self._card_terms(view, with_card) + self._chip_term(chips + after_pot, d - 1, size)
+        terms = self._card_terms(view, np.stack([view.cards, with_card]))  # without and with the card
+        before = terms[0] + self._chip_term(chips, d, size)
+        after = terms[1] + self._chip_term(chips + after_pot, d - 1, size)
         return after - before
 
     def act_batch(self, view: BatchView) -> np.ndarray:
