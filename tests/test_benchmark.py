@@ -17,3 +17,25 @@ def test_env_levels_run_wildcards_and_the_batched_ones_print_a_dash(capsys):
     row = next(line for line in out.splitlines() if line.strip().startswith("3 "))
     cells = row.split()
     assert cells[2] == "-" and cells[6] == "-" and all(c != "-" for c in cells[1:2] + cells[3:6])
+
+
+def test_selfplay_benchmark_prints_two_cores_one_core_naive_and_the_breakdown(capsys):
+    import argparse
+
+    from training.bench.bench_selfplay import bench_selfplay
+
+    rates = bench_selfplay(argparse.Namespace(steps=4096, naive_steps=256, snapshots=2))
+    out = capsys.readouterr().out
+    assert set(rates) == {"two_cores", "one_core", "naive"} and all(v > 0 for v in rates.values())
+    assert "the default league of 14 scripted bots" in out and "load average" in out
+    two, one = (line for line in out.splitlines() if "us per learner step" in line)
+    for part in ("engine", "opponents", "encoding", "learner_forward", "wait", "update"):
+        assert f"{part} " in two, part
+    assert "update " in one and "opponents " in one
+
+
+def test_benchmark_all_runs_parse_as_sub_commands():
+    parser = benchmark.build_parser()
+    commands = [parser.parse_args(list(argv)).command for argv in benchmark.ALL_RUNS]
+    assert commands[0] == "env" and "selfplay" == commands[-1] and "rllib" not in commands
+    assert commands.index("eval") < commands.index("selfplay")  # eval's workers fork before torch is loaded

@@ -17,8 +17,8 @@ bots, 3 players, batched games, ``--workers`` processes); see :func:`training.ev
 cores (a collector process beside the learner, the default) and on one, with where the time goes, next to
 a naive loop (one ``predict`` per decision) timed in the same run; see :mod:`training.bench_selfplay`.
 
-``all``: every sub-command above but ``rllib``, in turn, with the load average before each: the run the
-README's Benchmarks section is copied from.
+``all``: every sub-command above but ``rllib`` (which needs the ray extra and starts Ray), in turn, with the
+load average before each: the run the README's Benchmarks section is copied from.
 
 ``gym``: the Gymnasium single-agent envs against ``--opponents`` (default ``random``, the cheapest policy, so
 that the env's own cost shows), next to the AEC env, one process: ``aec_env`` decisions/s as below;
@@ -372,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 ALL_RUNS: tuple[tuple[str, ...], ...] = (
     ("env",),
+    ("env", "--preset", "wildcards"),
     ("eval",),  # before anything imports torch, so that its workers fork
     ("gym",),
     ("gym", "--opponents", "heuristic"),

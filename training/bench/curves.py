@@ -8,7 +8,8 @@ Usage::
 Reads each run's TensorBoard scalars ``eval/<opponent>/win_rate`` (the periodic evaluations, every
 ``eval.every`` learner steps), places each evaluation at its wall time since the run's first event
 (minutes; training and the evaluations before it included), and draws one panel per opponent with one
-line per run. The Markdown table gives each run's last evaluation at or before each ``--at`` minute mark.
+line per run. The Markdown table gives each run's last evaluation at or before each ``--at`` minute mark
+(marks past a run's end are left out), then its final evaluation (``eval/<opponent>/final_win_rate``).
 """
 
 from __future__ import annotations
@@ -32,12 +33,17 @@ def read_curves(run: Path) -> dict[str, list[tuple[float, int, float]]]:
     ea.Reload()
     tags = ea.Tags()["scalars"]
     start = min(ea.Scalars(t)[0].wall_time for t in tags)
-    out = {}
+    out: dict[str, list[tuple[float, int, float]]] = {}
     for tag in tags:
         parts = tag.split("/")
-        if len(parts) == 3 and parts[0] == "eval" and parts[2] == "win_rate":
-            out[parts[1]] = [((e.wall_time - start) / 60.0, e.step, e.value) for e in ea.Scalars(tag)]
+        if len(parts) == 3 and parts[0] == "eval" and parts[2] in ("win_rate", "final_win_rate"):
+            key = parts[1] if parts[2] == "win_rate" else f"{FINAL}{parts[1]}"
+            out[key] = [((e.wall_time - start) / 60.0, e.step, e.value) for e in ea.Scalars(tag)]
     return out
+
+
+FINAL = "final:"
+"""Key prefix of a run's final evaluation (``eval/<opponent>/final_win_rate``) in :func:`read_curves`."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,7 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    opponents = sorted(set().union(*curves), key=lambda o: [o in c for c in curves].count(False))
+    finals = [{k[len(FINAL) :]: v for k, v in c.items() if k.startswith(FINAL)} for c in curves]
+    curves = [{k: v for k, v in c.items() if not k.startswith(FINAL)} for c in curves]
+    opponents = sorted(set().union(*curves))
     fig, axes = plt.subplots(1, len(opponents), figsize=(3.6 * len(opponents), 3.2), squeeze=False)
     for ax, opp in zip(axes[0], opponents):
         for label, c in zip(labels, curves):
@@ -79,8 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     fig.savefig(args.out, dpi=110)
     rows = ["| run | minutes | learner steps | " + " | ".join(opponents) + " |"]
     rows.append("|---|---:|---:|" + "---:|" * len(opponents))
-    for label, c in zip(labels, curves):
-        for mark in args.at:
+    for label, c, fin in zip(labels, curves, finals):
+        last = max((pt[0] for pts in c.values() for pt in pts), default=0.0)
+        for mark in [m for m in args.at if m <= last]:
             cells, step, when = [], None, None
             for opp in opponents:
                 before = [pt for pt in c.get(opp, []) if pt[0] <= mark]
@@ -89,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     when, step = before[-1][0], before[-1][1]
             if step is not None:
                 rows.append(f"| {label} | {mark:g} (eval at {when:.1f}) | {step:,} | " + " | ".join(cells) + " |")
+        if fin:
+            when, step = max(pts[-1][0] for pts in fin.values()), max(pts[-1][1] for pts in fin.values())
+            cells = [f"{fin[o][-1][2]:.3f}" if o in fin else "-" for o in opponents]
+            rows.append(f"| {label} | final evaluation ({when:.1f}) | {step:,} | " + " | ".join(cells) + " |")
     table = "\n".join(rows) + "\n"
     if args.md:
         args.md.write_text(table)
