@@ -28,10 +28,23 @@ def test_selfplay_benchmark_prints_two_cores_one_core_naive_and_the_breakdown(ca
     out = capsys.readouterr().out
     assert set(rates) == {"two_cores", "one_core", "naive"} and all(v > 0 for v in rates.values())
     assert "the default league of 14 scripted bots" in out and "load average" in out
-    two, one = (line for line in out.splitlines() if "us per learner step" in line)
-    for part in ("engine", "opponents", "encoding", "learner_forward", "wait", "update"):
-        assert f"{part} " in two, part
+    collector, learner, one = (line for line in out.splitlines() if "us per learner step" in line)
+    for part in ("engine", "opponents", "encoding", "learner_forward"):
+        assert f"{part} " in collector, part
+    assert "collector process" in collector and "learner process" in learner
+    assert "update " in learner and "wait " in learner
     assert "update " in one and "opponents " in one
+
+
+def test_selfplay_benchmark_refuses_bad_counts(capsys):
+    import pytest
+
+    for argv in (["--steps", "0"], ["--naive-steps", "-3"], ["--snapshots", "-1"], ["--players", "9"]):
+        with pytest.raises(SystemExit) as exc:
+            benchmark.main(["selfplay", *argv])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:") and argv[0] in err[0], err
 
 
 def test_benchmark_all_runs_parse_as_sub_commands():

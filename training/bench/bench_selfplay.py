@@ -36,7 +36,8 @@ import torch
 from nothanks_env import encoding as enc
 from nothanks_env.game import Game, GameConfig
 from training.bench.benchmark import add_selfplay_arguments as add_arguments
-from training.learning.config import load_config
+from training.cli import refuse
+from training.learning.config import ConfigError, load_config
 
 NAIVE_ENVS = 8
 
@@ -126,8 +127,9 @@ def _fast_rate(cfg, steps: int, snapshots: int, clock) -> tuple[float, dict[str,
         parts = _Parts(model, env)
         model.learn(2 * cfg.n_envs * cfg.ppo.n_steps)  # warm-up: two rollouts and updates
         parts.start()
-        start = clock()
+        start, done = clock(), model.num_timesteps
         model.learn(steps, reset_num_timesteps=False)
+        steps = model.num_timesteps - done  # learn() finishes the rollout that passes `steps`
         rate = steps / (clock() - start)
         return rate, {k: 1e6 * v / steps for k, v in parts.stop().items()}
     finally:
@@ -191,13 +193,23 @@ def _naive_rate(cfg, steps: int, snapshots: int, clock) -> float:
     model = make_model(cfg, envs, n_steps=max(rollout // NAIVE_ENVS, 1))  # same PPO, same rollout size
     start = clock()
     model.learn(steps)
-    return steps / (clock() - start)
+    return model.num_timesteps / (clock() - start)
 
 
 def _dummy_env(cfg, n: int):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     return DummyVecEnv([lambda: NaiveSelfPlayEnv(cfg.game.game_config(n), [], cfg.env.chip_memory, 0)])
+
+
+_PROCESS_PARTS = {
+    "process": (
+        ("collector process", ("engine", "opponents", "encoding", "learner_forward", "glue")),
+        ("learner process", ("update", "buffer", "wait")),
+    ),
+    "inline": (("one process", ("engine", "opponents", "encoding", "learner_forward_and_glue", "update")),),
+}
+"""Which breakdown parts each process of each collector mode spends its time on."""
 
 
 def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
@@ -221,7 +233,10 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
         sets.append(f"pool.max_snapshots={opts['snapshots']}")
     if opts["pool"] == "snapshots":
         sets.append("pool.snapshot_weight=1.0")  # every opponent seat is a snapshot
-    cfg = load_config(None, sets)
+    try:
+        cfg = load_config(None, sets)
+    except ConfigError as e:  # e.g. a player count the default config cannot train
+        refuse(e)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     mix = "every seat a snapshot"
     if opts["pool"] == "default":
@@ -240,9 +255,10 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
         run_cfg = cfg.model_copy(update={"run": cfg.run.model_copy(update={"collector": mode})})
         rate, parts = _fast_rate(run_cfg, opts["steps"], opts["snapshots"], clock)
         out[key] = rate
-        where = ", ".join(f"{k} {v:.1f}" for k, v in parts.items())
         print(f"  {label}: {rate:>8,.0f} learner steps/s", flush=True)
-        print(f"      us per learner step: {where}", flush=True)
+        for who, keys in _PROCESS_PARTS[mode]:
+            where = ", ".join(f"{k} {parts[k]:.1f}" for k in keys if k in parts)
+            print(f"      us per learner step, {who}: {where}", flush=True)
     naive = _naive_rate(cfg, opts["naive_steps"], max(opts["snapshots"], 1), clock)
     out["naive"] = naive
     print(f"  naive loop ({NAIVE_ENVS} envs, snapshot predict per decision): {naive:>8,.0f} learner steps/s")

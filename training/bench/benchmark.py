@@ -411,10 +411,18 @@ def _bench_eval(args: argparse.Namespace) -> None:
 def add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``python -m training.benchmark selfplay`` (here, not in :mod:`training.bench.bench_selfplay`,
     so that building the parser imports no torch: ``eval``'s worker processes then fork, not spawn)."""
-    parser.add_argument("--steps", type=int, default=200_000, help="learner steps timed on the fast path")
-    parser.add_argument("--naive-steps", type=int, default=8192, help="learner steps timed on the naive loop")
-    parser.add_argument("--players", type=int, default=3, help="player count (default 3)")
-    parser.add_argument("--snapshots", type=int, default=5, help="snapshot opponents in the pool (default 5)")
+    from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
+    from training.cli import int_in
+
+    parser.add_argument(
+        "--steps", type=int_in(1), default=200_000,
+        help="learner steps timed on each fast path (default 200,000; rounded up to whole rollouts of 4096)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--naive-steps", type=int_in(1), default=8192, help="learner steps timed on the naive loop (default 8192)"
+    )
+    parser.add_argument("--players", type=int_in(MIN_PLAYERS, MAX_PLAYERS), default=3, help="player count (default 3)")
+    parser.add_argument("--snapshots", type=int_in(0), default=5, help="snapshot opponents in the pool (default 5)")
     parser.add_argument(
         "--pool",
         choices=["default", "snapshots"],
@@ -422,7 +430,7 @@ def add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
         help="opponents: the default config's league plus the snapshots (default), or snapshots in every seat",
     )
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int_in(0), default=0)
 
 
 def _bench_selfplay(args: argparse.Namespace) -> None:

@@ -9,7 +9,9 @@ Reads each run's TensorBoard scalars ``eval/<opponent>/win_rate`` (the periodic 
 ``eval.every`` learner steps), places each evaluation at its wall time since the run's first event
 (minutes; training and the evaluations before it included), and draws one panel per opponent with one
 line per run. The Markdown table gives each run's last evaluation at or before each ``--at`` minute mark
-(marks past a run's end are left out), then its final evaluation (``eval/<opponent>/final_win_rate``).
+(marks past a run's end are left out; a run shorter than every mark gets its last evaluation), then its
+final evaluation (``eval/<opponent>/final_win_rate``). A resumed run's time between its sessions counts as
+wall time too: compare runs trained in one session each.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ def read_curves(run: Path) -> dict[str, list[tuple[float, int, float]]]:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     if not list(Path(run).glob("events.out.tfevents.*")):
-        raise FileNotFoundError(f"{run}: expected a run folder with events.out.tfevents.* files, found none")
+        what = "found none" if Path(run).is_dir() else "the path does not exist"
+        raise FileNotFoundError(f"{run}: expected a run folder with events.out.tfevents.* files, {what}")
     ea = EventAccumulator(str(run), size_guidance={"scalars": 0})
     ea.Reload()
     tags = ea.Tags()["scalars"]
@@ -89,7 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows.append("|---|---:|---:|" + "---:|" * len(opponents))
     for label, c, fin in zip(labels, curves, finals):
         last = max((pt[0] for pts in c.values() for pt in pts), default=0.0)
-        for mark in [m for m in args.at if m <= last]:
+        marks = [m for m in args.at if m <= last] or [last]  # a run shorter than every mark: its last evaluation
+        for mark in marks:
             cells, step, when = [], None, None
             for opp in opponents:
                 before = [pt for pt in c.get(opp, []) if pt[0] <= mark]
