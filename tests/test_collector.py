@@ -7,6 +7,7 @@ import multiprocessing
 import numpy as np
 import pytest
 import torch
+from netweights import random_weights
 
 from nothanks_env.game import GameConfig
 from nothanks_env.table import act_grouped
@@ -20,15 +21,7 @@ from training.learning.selfplay import main, make_model
 from training.specs import load_policy
 
 SMOKE = str(CONFIG_DIR / "smoke.yaml")
-
-
-def random_actor(seed: int, sizes=(389, 32, 32, 2)) -> dict[str, torch.Tensor]:
-    g = torch.Generator().manual_seed(seed)
-    out = {}
-    for i in range(len(sizes) - 1):
-        out[f"layers.{i}.weight"] = torch.randn(sizes[i + 1], sizes[i], generator=g) / sizes[i] ** 0.5
-        out[f"layers.{i}.bias"] = torch.randn(sizes[i + 1], generator=g) * 0.1
-    return out
+ACTOR = (389, 32, 32, 2)
 
 
 def masked_log_probs(weights: dict[str, torch.Tensor], obs: np.ndarray, masks: np.ndarray, actions: np.ndarray):
@@ -41,7 +34,7 @@ def masked_log_probs(weights: dict[str, torch.Tensor], obs: np.ndarray, masks: n
 
 # --------------------------------------------------------------------------- stacked snapshots
 def test_a_stack_gives_each_row_the_logits_of_its_own_network():
-    nets = [ckpt.MLPPolicy(random_actor(s), activation="relu", chip_memory=True) for s in range(3)]
+    nets = [ckpt.MLPPolicy(random_weights(ACTOR, s), activation="relu", chip_memory=True) for s in range(3)]
     stack = ckpt.MLPStack(nets)
     obs = np.random.default_rng(0).random((11, 389), dtype=np.float32)
     which = np.array([2, 0, 0, 1, 2, 2, 0, 1, 1, 1, 0])
@@ -52,8 +45,8 @@ def test_a_stack_gives_each_row_the_logits_of_its_own_network():
 
 
 def test_a_stack_refuses_networks_of_different_shapes():
-    a = ckpt.MLPPolicy(random_actor(0), activation="relu", chip_memory=True)
-    b = ckpt.MLPPolicy(random_actor(1, (389, 16, 2)), activation="relu", chip_memory=True)
+    a = ckpt.MLPPolicy(random_weights(ACTOR, 0), activation="relu", chip_memory=True)
+    b = ckpt.MLPPolicy(random_weights((389, 16, 2), 1), activation="relu", chip_memory=True)
     with pytest.raises(ValueError, match="expected networks of one shape"):
         ckpt.MLPStack([a, b])
 
@@ -63,7 +56,7 @@ def test_stacked_snapshots_act_as_the_same_networks_one_by_one():
     heur = load_policy("heuristic", num_players=3)
     pool = OpponentPool({"heuristic": (1.0, {3: heur})}, snapshot_sample=False, max_snapshots=3, seed=0)
     for k in range(3):
-        pool.add_snapshot(random_actor(10 + k), step=k)
+        pool.add_snapshot(random_weights(ACTOR, 10 + k), step=k)
     ids = [m.id for m in pool.snapshots]
     game = VectorGame(GameConfig(num_players=3), 60, seed=4)
     view = game.view()
@@ -80,10 +73,10 @@ def test_stacked_snapshots_act_as_the_same_networks_one_by_one():
 
 def test_the_pool_keeps_evicted_snapshots_in_use_in_its_stack_until_pruned():
     pool = OpponentPool({"random": (1.0, {3: load_policy("random", num_players=3)})}, max_snapshots=2, seed=0)
-    first = pool.add_snapshot(random_actor(0), step=0)
+    first = pool.add_snapshot(random_weights(ACTOR, 0), step=0)
     assert first.policies[0].stack is None  # one network: nothing to stack
-    pool.add_snapshot(random_actor(1), step=1)
-    third = pool.add_snapshot(random_actor(2), step=2)  # evicts the first from the draw
+    pool.add_snapshot(random_weights(ACTOR, 1), step=1)
+    third = pool.add_snapshot(random_weights(ACTOR, 2), step=2)  # evicts the first from the draw
     assert len(third.policies[0].stack.policies) == 3
     pool.prune(np.array([first.id]))  # still seated somewhere: kept
     assert len(third.policies[0].stack.policies) == 3

@@ -5,19 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from netweights import random_weights
 
-from nothanks_env import encoding as enc
 from nothanks_env.baselines import RandomPolicy
 from training.pool import OpponentPool, pfsp_weight
-
-
-def random_weights(sizes=(enc.OBS_SIZE, 16, 2), seed=0) -> dict[str, torch.Tensor]:
-    g = torch.Generator().manual_seed(seed)
-    return {
-        k: torch.randn(*shape, generator=g) * 0.1
-        for i in range(len(sizes) - 1)
-        for k, shape in ((f"layers.{i}.weight", (sizes[i + 1], sizes[i])), (f"layers.{i}.bias", (sizes[i + 1],)))
-    }
 
 
 def test_pool_mixture_eviction_and_state_roundtrip():

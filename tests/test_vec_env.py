@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
+from netweights import random_weights
 
 from nothanks_env import encoding as enc
 from nothanks_env.baselines import AlwaysTakePolicy, HeuristicPolicy, NeverTakePolicy, RandomPolicy
@@ -16,15 +16,6 @@ from training.vec_env import SelfPlayVecEnv
 # Deal of the terminal-reward tests: 35 first, then 3..25 (one run), 26..34 removed face down.
 DECK = np.array([[35, *range(3, 26)]])
 HIDDEN = np.array([list(range(26, 35))])
-
-
-def random_weights(sizes=(enc.OBS_SIZE, 16, 2), seed=0) -> dict[str, torch.Tensor]:
-    g = torch.Generator().manual_seed(seed)
-    return {
-        k: torch.randn(*shape, generator=g) * 0.1
-        for i in range(len(sizes) - 1)
-        for k, shape in ((f"layers.{i}.weight", (sizes[i + 1], sizes[i])), (f"layers.{i}.bias", (sizes[i + 1],)))
-    }
 
 
 def pool_of(**policies: Policy) -> OpponentPool:
