@@ -168,11 +168,8 @@ class MLPPolicy(Policy):
             if i < n - 1:
                 mods.append(act())
         self.net = torch.nn.Sequential(*mods)
-        linears = [m for m in self.net if isinstance(m, torch.nn.Linear)]
-        with torch.no_grad():
-            for i, lin in enumerate(linears):
-                lin.weight.copy_(weights[f"layers.{i}.weight"])
-                lin.bias.copy_(weights[f"layers.{i}.bias"])
+        self.load_weights(weights)
+        linears = self.linears
         sizes = (linears[0].in_features, linears[-1].out_features)
         if sizes not in (network_sizes(False, behaviour), network_sizes(True, behaviour)):
             (a, b), (c, d) = network_sizes(False, behaviour), network_sizes(True, behaviour)
@@ -299,11 +296,23 @@ class MLPPolicy(Policy):
         batch = BatchView.from_seat_view(view)
         return self.probabilities(enc.encode_batch(batch, self.chip_memory, self.behaviour), batch.action_mask())[0]
 
+    @property
+    def linears(self) -> list[torch.nn.Linear]:
+        """The network's linear layers, input first (``layers.{i}`` is the i-th)."""
+        return [m for m in self.net if isinstance(m, torch.nn.Linear)]
+
+    def load_weights(self, weights: Mapping[str, torch.Tensor]) -> None:
+        """Copy ``layers.{i}.weight/bias`` tensors of this network's shapes into it, in place (e.g. the
+        learner's newest actor into the collector's copy, without building a new network)."""
+        with torch.no_grad():
+            for i, lin in enumerate(self.linears):
+                lin.weight.copy_(weights[f"layers.{i}.weight"])
+                lin.bias.copy_(weights[f"layers.{i}.bias"])
+
     def weights(self) -> dict[str, torch.Tensor]:
         """The weights in the ``layers.{i}`` naming, contiguous CPU float32 copies."""
-        linears = [m for m in self.net if isinstance(m, torch.nn.Linear)]
         out = {}
-        for i, lin in enumerate(linears):
+        for i, lin in enumerate(self.linears):
             out[f"layers.{i}.weight"] = lin.weight.detach().clone().contiguous()
             out[f"layers.{i}.bias"] = lin.bias.detach().clone().contiguous()
         return out
@@ -335,7 +344,7 @@ class MLPStack:
                 raise ValueError(f"policies: expected networks of one shape and options {key}, got {self.key(pol)}")
         self.chip_memory, self.behaviour = first.chip_memory, first.behaviour
         self.index = {id(p): k for k, p in enumerate(self.policies)}
-        layers = [[m for m in p.net if isinstance(m, torch.nn.Linear)] for p in self.policies]
+        layers = [p.linears for p in self.policies]
         self.weights = [torch.stack([ls[i].weight.T for ls in layers]).contiguous() for i in range(len(layers[0]))]
         self.biases = [torch.stack([ls[i].bias[None] for ls in layers]) for i in range(len(layers[0]))]
         self.activation = torch.relu if first.activation == "relu" else torch.tanh
@@ -343,7 +352,7 @@ class MLPStack:
     @staticmethod
     def key(policy: MLPPolicy) -> tuple[Any, ...]:
         """What networks must share to be stacked: layer shapes, activation and observation options."""
-        shapes = tuple(tuple(m.weight.shape) for m in policy.net if isinstance(m, torch.nn.Linear))
+        shapes = tuple(tuple(m.weight.shape) for m in policy.linears)
         return shapes, policy.activation, policy.chip_memory, policy.behaviour
 
     def logits(self, obs: np.ndarray, which: np.ndarray) -> np.ndarray:

@@ -102,12 +102,8 @@ class _Collector:
                 dict(weights), activation=cfg.ppo.activation, chip_memory=cfg.env.chip_memory,
                 behaviour=cfg.env.behaviour, name="learner",
             )  # fmt: skip
-            return
-        linears = [m for m in self.actor.net if isinstance(m, torch.nn.Linear)]
-        with torch.no_grad():
-            for i, lin in enumerate(linears):
-                lin.weight.copy_(weights[f"layers.{i}.weight"])
-                lin.bias.copy_(weights[f"layers.{i}.bias"])
+        else:
+            self.actor.load_weights(weights)
 
     def collect(self, weights: Mapping[str, torch.Tensor], n_steps: int) -> dict[str, Any]:
         """Play ``n_steps`` learner steps in every game with the actor ``weights``; return the rollout."""
@@ -167,32 +163,20 @@ class _Collector:
         return len(self.pool.snapshots)
 
     def rng_state(self) -> dict[str, Any]:
-        from training.learning.selfplay import rng_state
+        from training.learning.selfplay import global_rng_state, table_rng_state
 
-        own = rng_state(self.env)
-        return {
-            "tables": own.pop("tables"),
-            "collector": {**own, "sample": self.sample_rng.bit_generator.state},
-        }
+        collector = global_rng_state() | {"sample": self.sample_rng.bit_generator.state}
+        return {"tables": table_rng_state(self.env), "collector": collector}
 
     def set_rng_state(self, state: Mapping[str, Any]) -> None:
-        from training.learning.selfplay import set_rng_state
+        from training.learning.selfplay import set_global_rng_state, set_table_rng_state
 
+        set_table_rng_state(state["tables"], self.env)
         mine = state.get("collector")
-        if mine is None:  # a checkpoint of an inline run: its tables only
-            set_rng_state({**_global_rng_state(), "tables": state["tables"]}, self.env)
-            return
-        set_rng_state({**{k: v for k, v in mine.items() if k != "sample"}, "tables": state["tables"]}, self.env)
-        self.sample_rng.bit_generator.state = mine["sample"]
+        if mine is not None:  # absent in a checkpoint of an inline run: its tables only
+            set_global_rng_state(mine)
+            self.sample_rng.bit_generator.state = mine["sample"]
         self.obs = None  # deal again from the restored RNGs
-
-
-def _global_rng_state() -> dict[str, Any]:
-    return {
-        "torch": torch.get_rng_state(),
-        "numpy": [x.tolist() if isinstance(x, np.ndarray) else x for x in np.random.get_state()],
-        "python": random.getstate(),
-    }
 
 
 def _collector_main(cfg_data: dict[str, Any], conn: Any) -> None:

@@ -218,38 +218,56 @@ def step_checkpoints(run_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: int(p.name[5:]))
 
 
+def global_rng_state() -> dict[str, Any]:
+    """This process's torch, NumPy and Python RNG states, as builtins and tensors."""
+    return {
+        "torch": torch.get_rng_state(),
+        "numpy": [x.tolist() if isinstance(x, np.ndarray) else x for x in np.random.get_state()],
+        "python": random.getstate(),
+    }
+
+
+def set_global_rng_state(state: dict[str, Any]) -> None:
+    """Restore what :func:`global_rng_state` saved (extra keys are ignored)."""
+    torch.set_rng_state(state["torch"])
+    name, keys, pos, has_gauss, cached = state["numpy"]
+    np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
+    random.setstate(tuple(tuple(x) if isinstance(x, list) else x for x in state["python"]))
+
+
+def table_rng_state(env) -> list[dict[str, Any]]:
+    """The deal and learner-seat RNG states of each of a :class:`SelfPlayVecEnv`'s tables."""
+    return [
+        {"game": _deal_rng(t).bit_generator.state, "seats": r.bit_generator.state}
+        for t, r in zip(env.tables, env.seat_rngs)
+    ]
+
+
+def set_table_rng_state(tables: list[dict[str, Any]], env) -> None:
+    """Restore what :func:`table_rng_state` saved."""
+    for t, r, s in zip(env.tables, env.seat_rngs, tables):
+        _deal_rng(t).bit_generator.state = s["game"]
+        r.bit_generator.state = s["seats"]
+
+
 def rng_state(env) -> dict[str, Any]:
     """Every RNG a run draws from, as builtins and tensors (``torch.load(weights_only=True)`` safe).
 
     With a collector process's env, its RNGs are included: ``tables`` and ``collector``
     (:meth:`~training.learning.collector.CollectorEnv.rng_state`).
     """
-    own = {
-        "torch": torch.get_rng_state(),
-        "numpy": [x.tolist() if isinstance(x, np.ndarray) else x for x in np.random.get_state()],
-        "python": random.getstate(),
-    }
     if not hasattr(env, "tables"):
-        return own | env.rng_state()
-    tables = [
-        {"game": _deal_rng(t).bit_generator.state, "seats": r.bit_generator.state}
-        for t, r in zip(env.tables, env.seat_rngs)
-    ]
-    return own | {"tables": tables}
+        return global_rng_state() | env.rng_state()
+    return global_rng_state() | {"tables": table_rng_state(env)}
 
 
 def set_rng_state(state: dict[str, Any], env) -> None:
     """Restore what :func:`rng_state` saved (a checkpoint of either collector mode fits either)."""
-    torch.set_rng_state(state["torch"])
-    name, keys, pos, has_gauss, cached = state["numpy"]
-    np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
-    random.setstate(tuple(tuple(x) if isinstance(x, list) else x for x in state["python"]))
+    set_global_rng_state(state)
     if not hasattr(env, "tables"):
         env.set_rng_state({k: state[k] for k in ("tables", "collector") if k in state})
-        return
-    for t, r, s in zip(env.tables, env.seat_rngs, state["tables"]):
-        _deal_rng(t).bit_generator.state = s["game"]
-        r.bit_generator.state = s["seats"]
+    else:
+        set_table_rng_state(state["tables"], env)
 
 
 def _deal_rng(table) -> np.random.Generator:
