@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -105,16 +106,25 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     assert "total_timesteps: 6144" in (run / "config.yaml").read_text()
 
 
-def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path):
+@pytest.mark.parametrize("whole_group", [False, True], ids=["to-the-trainer", "to-its-process-group"])
+def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path, whole_group):
+    """SIGTERM to the trainer alone, or to its whole process group (``timeout``, a service manager), collector
+    process included: the run saves a checkpoint and exits 0 either way."""
     cmd = [sys.executable, "-m", "training.selfplay", SMOKE, "--run.runs_dir", str(tmp_path)]
     cmd += ["--run.total_timesteps", "10000000", "--eval.every", "10000000", "--run.checkpoint_every", "1024"]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         deadline = time.time() + 120
         while time.time() < deadline and not (list(tmp_path.glob("*/checkpoints/step_*")) or proc.poll()):
             time.sleep(0.2)
         assert proc.poll() is None, proc.communicate()
-        proc.send_signal(signal.SIGTERM)
+        time.sleep(2.0)  # train past that checkpoint, so that the stop must save a new one (it asks the collector)
+        if whole_group:
+            os.killpg(proc.pid, signal.SIGTERM)
+        else:
+            proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:

@@ -38,6 +38,7 @@ import random
 import signal
 import time
 import traceback
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -181,7 +182,11 @@ class _Collector:
 
 def _collector_main(cfg_data: dict[str, Any], conn: Any) -> None:
     """The collector process: answer requests ``(method, *args)`` until ``close`` (or the pipe closes)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the process group: the learner stops us
+    # Ctrl-C, and SIGTERM from `timeout` or a service manager, reach the whole process group. The learner
+    # stops on them, and saving its checkpoint needs this process (pool and RNG states), so only the learner
+    # ends it: with "close", or by SIGKILL (_shutdown) if it does not answer.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
     try:
         worker = _Collector(cfg_data)
         _send(conn, ("ok", worker.spaces()))
@@ -199,6 +204,20 @@ def _collector_main(cfg_data: dict[str, Any], conn: Any) -> None:
             _send(conn, ("ok", getattr(worker, msg[0])(*msg[1:])))
         except Exception:
             _send(conn, ("error", traceback.format_exc()))
+
+
+def _shutdown(conn: Any, proc: Any) -> None:
+    """Ask the collector to end; SIGKILL it if it has not within 10 s (it ignores SIGTERM); close the pipe."""
+    if proc.is_alive():
+        try:
+            _send(conn, ("close",))
+        except OSError:  # BrokenPipeError included
+            pass
+        proc.join(timeout=10)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+    conn.close()
 
 
 def _send(conn: Any, obj: Any) -> None:
@@ -234,6 +253,8 @@ class CollectorEnv(VecEnv):
         )
         self._proc.start()
         child.close()
+        # runs at close(), or at exit before multiprocessing's own clean-up (whose SIGTERM the child ignores)
+        self._finalizer = weakref.finalize(self, _shutdown, self._conn, self._proc)
         self._in_flight = False
         self._ready: dict[str, Any] | None = None
         num_envs, shape, actions = self._reply()
@@ -308,16 +329,13 @@ class CollectorEnv(VecEnv):
         self.request("set_rng_state", dict(state))
 
     def close(self) -> None:
+        """End the collector process (also at interpreter exit, if nobody called this)."""
         if self._proc.is_alive():
             try:
                 self.discard()  # the collector cannot read "close" while its rollout waits in the pipe
-                _send(self._conn, ("close",))
-            except (CollectorError, BrokenPipeError, OSError):
+            except CollectorError:
                 pass
-            self._proc.join(timeout=10)
-            if self._proc.is_alive():
-                self._proc.terminate()
-        self._conn.close()
+        self._finalizer()
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         if attr_name == "render_mode":
