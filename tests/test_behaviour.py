@@ -148,6 +148,33 @@ def test_a_warm_start_without_behaviour_acts_as_before(tmp_path):
     )
 
 
+def test_a_warm_start_into_wider_hidden_layers_acts_as_before_and_then_learns():
+    from training.config import ConfigError, load_config
+    from training.selfplay import init_actor_weights, widen_hidden
+
+    cfg = load_config(
+        "configs/smoke.yaml", overrides=["env.behaviour=true", "run.init_from=ppo-3p", "ppo.net_arch=[256,192]"]
+    )
+    weights = init_actor_weights(cfg)
+    assert [tuple(weights[f"layers.{i}.weight"].shape) for i in range(3)] == [(256, 445), (192, 256), (2, 192)]
+    assert not weights["layers.1.weight"][:128, 128:].any() and not weights["layers.2.weight"][:, 128:].any()
+    new_in = weights["layers.0.weight"][128:]
+    assert new_in.abs().max() <= 1 / 445**0.5 and new_in.std() > 0.01  # drawn, not zero
+    widened = ckpt.MLPPolicy(weights, behaviour=True)
+    original = ckpt.load_checkpoint_policy("ppo-3p")
+    view = BatchView.from_game(scripted_game())
+    obs = enc.encode_batch(view, True, True)
+    np.testing.assert_allclose(widened.logits(obs), original.logits(obs), rtol=0, atol=1e-5)
+    # the new units are live: with the last layer's zero columns set, the logits move
+    weights["layers.2.weight"][:, 128:] = 1.0
+    assert np.abs(ckpt.MLPPolicy(weights, behaviour=True).logits(obs) - original.logits(obs)).max() > 0.1
+    with pytest.raises(ValueError, match=r"widths\[0\]: expected at least the checkpoint's 128, got 64"):
+        widen_hidden(original.weights(), [64, 128])
+    narrow = load_config("configs/smoke.yaml", overrides=["env.behaviour=true", "run.init_from=ppo-3p"])  # 32x32
+    with pytest.raises(ConfigError, match=r"expected actor layer shapes \[\(32, 445\)"):
+        init_actor_weights(narrow)
+
+
 def test_search_worlds_start_from_the_view_records():
     from nothanks_env.baselines.heuristic import HeuristicPolicy
     from nothanks_env.baselines.search import SearchPolicy

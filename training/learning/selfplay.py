@@ -312,7 +312,9 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
 
     A checkpoint trained without ``env.behaviour`` may start a run with it: its first layer gets zero
     weights for the :data:`~nothanks_env.encoding.BEHAVIOUR_LAYOUT` inputs, so the actor starts out acting
-    exactly as the checkpoint did and learns to use them.
+    exactly as the checkpoint did and learns to use them. A checkpoint with the same number of layers but
+    narrower hidden layers than ``ppo.net_arch`` is widened by :func:`widen_hidden`, which also keeps
+    its actions exactly.
     """
     spec = cfg.run.init_from
     if spec is None:
@@ -347,9 +349,49 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
     sizes = [n_in, *cfg.ppo.net_arch, n_out]
     want = [(sizes[i + 1], sizes[i]) for i in range(len(sizes) - 1)]
     got = [tuple(weights[f"layers.{i}.weight"].shape) for i in range(len(weights) // 2)]
+    if len(want) == len(got) and got[0][1] == n_in and got[-1][0] == n_out and want != got:
+        hidden = [shape[0] for shape in got[:-1]]
+        if all(h <= w for h, w in zip(hidden, cfg.ppo.net_arch)):
+            weights = widen_hidden(weights, list(cfg.ppo.net_arch), seed=cfg.run.seed)
+            got = [tuple(weights[f"layers.{i}.weight"].shape) for i in range(len(weights) // 2)]
     if want != got:
         raise ConfigError(f"run.init_from {spec!r}: expected actor layer shapes {want} (ppo.net_arch), got {got}")
     return weights
+
+
+def widen_hidden(weights: dict[str, torch.Tensor], widths: list[int], seed: int = 0) -> dict[str, torch.Tensor]:
+    """An actor with wider hidden layers that computes exactly the same logits (function-preserving widening).
+
+    Args:
+        weights: actor weights as :func:`training.checkpoints.actor_weights` returns them (``layers.i.weight``
+            of shape (out, in), float32, and ``layers.i.bias``).
+        widths: the new hidden widths, one per hidden layer, each at least the old width.
+        seed: seeds the new units' incoming weights.
+
+    Each new hidden unit gets incoming weights drawn as torch's ``nn.Linear`` default does (uniform in
+    ±1/sqrt(fan_in)) and bias 0, and **zero outgoing weights**, so the next layer ignores it and the logits
+    are unchanged; its outgoing weights get gradients from the first update on, so the new units start
+    learning at once. Old units keep their weights.
+    """
+    n_layers = len(weights) // 2
+    if len(widths) != n_layers - 1:
+        raise ValueError(f"widths: expected {n_layers - 1} hidden widths, got {widths}")
+    gen = torch.Generator().manual_seed(seed)
+    out = dict(weights)
+    for i, width in enumerate(widths):
+        w, b = out[f"layers.{i}.weight"], out[f"layers.{i}.bias"]
+        extra = width - w.shape[0]
+        if extra < 0:
+            raise ValueError(f"widths[{i}]: expected at least the checkpoint's {w.shape[0]}, got {width}")
+        if extra == 0:
+            continue
+        bound = 1.0 / w.shape[1] ** 0.5
+        new_rows = (torch.rand(extra, w.shape[1], generator=gen, dtype=w.dtype) * 2 - 1) * bound
+        out[f"layers.{i}.weight"] = torch.cat([w, new_rows], 0)
+        out[f"layers.{i}.bias"] = torch.cat([b, b.new_zeros(extra)], 0)
+        nxt = out[f"layers.{i + 1}.weight"]
+        out[f"layers.{i + 1}.weight"] = torch.cat([nxt, nxt.new_zeros(nxt.shape[0], extra)], 1)
+    return out
 
 
 def widen_for_special(weights: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
