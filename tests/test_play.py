@@ -354,3 +354,12 @@ def test_main_plays_wildcards_and_refuses_pass_take_opponents(tmp_path: Path, ca
     err = capsys.readouterr().err
     assert err.startswith("error: --opponents: expected policies that play special cards at --preset wildcards")
     assert "['threshold:T=5']" in err
+
+
+def test_main_refuses_a_wildcards_network_at_a_standard_table(capsys):
+    with pytest.raises(SystemExit) as e:
+        play.main(["--opponents", "ppo-wildcards", "heuristic"], input_fn=lambda p: "q", out=io.StringIO())
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --opponents: expected policies that play pass/take at --preset standard, got ")
+    assert "['ppo-wildcards'] trained on special cards (125 actions)" in err and "Traceback" not in err

@@ -579,6 +579,12 @@ def test_wildcards_games_refuse_pass_take_policies_and_matches_replay(catalog):
     assert_error(r, 422, "opponents[1]: expected a policy that plays special cards")
     listed = {p["spec"]: p["plays_special_cards"] for p in client.get("/api/policies").json()}
     assert listed["heuristic"] and listed["random"] and not listed["threshold"] and not listed["ppo-3p"]
+    only = {p["spec"]: p["special_only"] for p in client.get("/api/policies").json()}
+    assert only["ppo-wildcards"] and listed["ppo-wildcards"] and not only["heuristic"] and not only["ppo-3p"]
+    r = client.post("/api/games", json={"opponents": ["heuristic", "ppo-wildcards"]})  # a standard table
+    assert_error(r, 422, "opponents[1]: expected a policy that plays pass/take (a standard table), got 'ppo-wildcards'")
+    r = client.post("/api/games", json={"preset": "wildcards", "opponents": ["ppo-wildcards", "heuristic"]})
+    assert r.status_code == 201, r.text
     created = client.post("/api/games", json={"preset": "wildcards", "opponents": ["heuristic", "random"]})
     assert created.status_code == 201, created.text
     body = {"preset": "wildcards", "policies": ["heuristic", "random", "heuristic"], "seed": 5}

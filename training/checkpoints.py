@@ -55,10 +55,11 @@ SHIPPED: dict[str, Path] = {
     "ppo-4p-v1": CHECKPOINT_DIR / "ppo-45-v1",
     "ppo-5p-v1": CHECKPOINT_DIR / "ppo-45-v1",
     "ppo-mixed": CHECKPOINT_DIR / "ppo-mixed",
+    "ppo-wildcards": CHECKPOINT_DIR / "ppo-wildcards",
 }
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories (``ppo-4p`` and
 ``ppo-5p`` are one network trained on 4- and 5-player tables together; ``-v2`` the one they replaced and
-``-v1`` the one before it)."""
+``-v1`` the one before it; ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3 players)."""
 
 SHIPPED_SPECS: dict[str, str] = {
     "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p-v2",  # the rollout its table was measured with

@@ -438,6 +438,12 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
             f"--opponents: expected policies that play special cards at --preset {args.preset} (random, heuristic "
             f"or a checkpoint trained on them), got {unable} that play only pass/take"
         )
+    only_special = [s for i, s in zip(others, specs) if not special and getattr(opponents[i], "num_actions", 2) != 2]
+    if only_special:
+        parser.error(
+            f"--opponents: expected policies that play pass/take at --preset {args.preset}, got {only_special} "
+            "trained on special cards (125 actions): play them with --preset wildcards"
+        )
     agents = [HUMAN] * num_players
     for i, s in zip(others, specs):
         agents[i] = s

@@ -76,6 +76,7 @@ class PolicyInfo:
     description: str
     num_players: int | None  # the only table size it plays, or None for any
     plays_special_cards: bool = False  # plays the wildcards variant (bids, drops, choices)
+    special_only: bool = False  # plays only the wildcards variant (a network trained on it: 125 actions)
 
 
 class PolicyCatalog:
@@ -110,14 +111,17 @@ class PolicyCatalog:
         policy = load_policy(spec)
         want = getattr(policy, "num_players", None)
         special = bool(getattr(policy, "plays_special_cards", False))
-        self.policies[spec] = PolicyInfo(spec, kind, description, want if isinstance(want, int) else None, special)
+        only = getattr(policy, "num_actions", 2) != 2
+        self.policies[spec] = PolicyInfo(
+            spec, kind, description, want if isinstance(want, int) else None, special, only
+        )
 
     def load(self, spec: str, num_players: int, seed: int | None, where: str, special: bool = False) -> Policy:
         """A fresh policy for one seat of one game (``special``: of a config with special cards).
 
         Raises:
             WebError: (422) naming ``where`` if ``spec`` is not offered, cannot play ``num_players`` seats, or
-                plays only pass/take at a table with special cards.
+                plays only pass/take at a table with special cards, or only special cards at a standard one.
         """
         info = self.policies.get(spec)
         if info is None:
@@ -130,6 +134,12 @@ class PolicyCatalog:
             raise WebError(
                 f"{where}: expected a policy that plays special cards (one with plays_special_cards in /api/policies),"
                 f" got {spec!r}, which plays only pass/take",
+                422,
+            )
+        if not special and info.special_only:
+            raise WebError(
+                f"{where}: expected a policy that plays pass/take (a standard table), got {spec!r}, which plays "
+                "only the wildcards variant (choose preset 'wildcards')",
                 422,
             )
         return load_policy(spec, num_players=num_players, seed=seed)
