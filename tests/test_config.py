@@ -78,6 +78,11 @@ def test_overrides_and_dotted_flags():
         ("ppo: {batch_size: 100000}", "ppo.batch_size: expected <= rollout size"),
         ("- just\n- a list", "expected a mapping"),
         ("ppo: [unclosed", "not valid YAML"),
+        ("run: 5\n# pasted\nrun:\n  seed: 3\n", "line 3: key 'run' written twice in one mapping (first at line 1)"),
+        (
+            "ppo:\n  n_epochs: 2\n  n_epochs: 3\n",
+            "line 3: key 'n_epochs' written twice in one mapping (first at line 2)",
+        ),
     ],
 )
 def test_bad_config_is_a_clear_error(tmp_path, text, message):
