@@ -216,6 +216,7 @@ def test_rllib_resume_continues_the_step_count(rllib_run):
     ("argv", "message"),
     [
         ([RLLIB_SMOKE, "--set", "game.num_players=[3,4]"], "game.num_players: expected one player count, got [3, 4]"),
+        ([RLLIB_SMOKE, "--set", "game.preset=wildcards"], "the RLlib path plays pass/take only"),
         ([RLLIB_SMOKE, "--set", "ppo.minibatch_size=99999"], "expected <= train_batch_size 256"),
         ([RLLIB_SMOKE, "--set", "pool.snapshotz=2"], "pool.snapshotz: unknown key"),
         (["--export", "nowhere"], "--export: expected --out DIR"),

@@ -81,6 +81,12 @@ class RLlibConfig(_Section):
     def _one_count(self) -> RLlibConfig:
         if len(self.game.num_players) != 1:
             raise ValueError(f"game.num_players: expected one player count, got {self.game.num_players}")
+        special = self.game.game_config(self.num_players).special_cards
+        if special:  # MaskedActorCritic plays pass/take only; training.selfplay trains special cards
+            raise ValueError(
+                f"game: expected a game without special cards (the RLlib path plays pass/take only; train "
+                f"special cards with python -m training.selfplay), got special_cards {list(special)}"
+            )
         return self
 
     @property
