@@ -36,6 +36,11 @@ class RLlibEnvSection(_Section):
     """What each seat observes and earns, and where games are sampled."""
 
     chip_memory: Bool = Field(True, description="observe every seat's chips, rebuilt from the public history")
+    behaviour: Bool = Field(
+        False,
+        description="append every seat's public pass/take record of the deal to every seat's observation "
+        "(nothanks_env.encoding.BEHAVIOUR_LAYOUT: 445 inputs instead of 389)",
+    )
     reward: Literal["win", "rank", "penalty"] = Field(
         "win", description="nothanks_v0's reward mode (zero-sum; formulas in nothanks_env.outcome)"
     )
