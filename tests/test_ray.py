@@ -318,6 +318,20 @@ def test_rllib_export_refuses_a_module_that_does_not_match_its_config(rllib_beha
 
 
 @pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("env.behaviour", "true", "--resume: env.behaviour: expected the run's False"),
+        ("ppo.net_arch", "[64]", "--resume: ppo.net_arch: expected the run's [32, 32]"),
+    ],
+)
+def test_rllib_resume_refuses_a_changed_network(rllib_run, key, value, message, capsys):
+    assert rs.main(["--resume", str(rllib_run), "--set", f"{key}={value}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
+    assert "behaviour: false" in (rllib_run / "config.yaml").read_text()  # the run folder is left as it was
+
+
+@pytest.mark.parametrize(
     ("argv", "message"),
     [
         ([RLLIB_SMOKE, "--set", "game.num_players=[3,4]"], "game.num_players: expected one player count, got [3, 4]"),

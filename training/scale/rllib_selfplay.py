@@ -71,6 +71,9 @@ __all__ = ["RLlibConfig", "RLlibTrainer", "SnapshotCallback", "algorithm_config"
 STEP_DIR = "step_"
 STATE_FILE = "nothanks_state.json"
 
+RESUME_FIXED: tuple[str, ...] = ("env.chip_memory", "env.behaviour", "ppo.net_arch", "ppo.activation")
+"""Config keys a ``--resume`` may not change: the modules' inputs and shape, which RLlib's checkpoint holds."""
+
 
 # --------------------------------------------------------------------------- RLlib pieces
 def map_seat(agent_id: str, episode: Any, *, num_players: int, snapshot_weight: float, snapshots: int, **_: Any) -> str:
@@ -210,6 +213,29 @@ def checked_actor(weights: dict[str, torch.Tensor], cfg: RLlibConfig, source: st
             f"{str(cfg.env.behaviour).lower()}), got {got}"
         )
     return weights
+
+
+def check_resume(cfg: RLlibConfig, state: dict[str, Any], checkpoint: Path) -> None:
+    """Refuse a resumed config that changes a :data:`RESUME_FIXED` key of the checkpoint's own config.
+
+    Args:
+        cfg: the resumed run's config (its ``config.yaml`` with the ``--set`` overrides).
+        state: the checkpoint's ``nothanks_state.json``.
+        checkpoint: the RLlib checkpoint resumed from (named in the error).
+
+    Raises:
+        ConfigError: naming the key, the run's value and the value received.
+    """
+    saved, mine = state.get("config") or {}, cfg.model_dump(mode="json")
+    for key in RESUME_FIXED:
+        a, b = saved, mine
+        for part in key.split("."):
+            a, b = (a or {}).get(part), (b or {}).get(part)
+        if a is not None and a != b:
+            raise ConfigError(
+                f"--resume: {key}: expected the run's {a!r} (RLlib checkpoint {checkpoint.name} was trained "
+                f"with it; start a new run), got {b!r}"
+            )
 
 
 def latest_rllib_checkpoint(path: Path) -> Path:
@@ -516,6 +542,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_dir = runs.resume_dir(args.resume, args.config)
             cfg = load_config(run_dir / runs.CONFIG_FILE, overrides, RLlibConfig)
             source = latest_rllib_checkpoint(run_dir)
+            check_resume(cfg, json.loads((source / STATE_FILE).read_text()), source)
             trainer = RLlibTrainer(cfg, run_dir, address=args.address, resume_from=source)
             print(f"resuming {run_dir} from {source.name}", file=sys.stderr)
         else:
