@@ -1,4 +1,5 @@
-"""Ray: the masking RLModule, a tiny RLlib run end to end, --ray equal to the local path, a 2-trial sweep.
+"""Ray: the masking RLModule, tiny RLlib runs end to end (with and without behaviour inputs), --ray equal to
+the local path, a 2-trial sweep.
 
 These tests need the ``ray`` extra and share one embedded Ray (1 CPU). Run them alone with
 ``pytest -m ray``; ``.ci/run`` keeps them on one xdist worker (``xdist_group``).
@@ -7,6 +8,7 @@ These tests need the ``ray`` extra and share one embedded Ray (1 CPU). Run them 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,9 @@ import pytest
 pytest.importorskip("ray.rllib", reason="needs the ray extra: pip install -e '.[ray]'")
 
 import torch  # noqa: E402
+from gymnasium import spaces  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
+from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 from ray.rllib.models.torch.torch_distributions import TorchCategorical  # noqa: E402
 from safetensors.torch import load_file  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
@@ -27,7 +31,8 @@ from training import evaluate as ev  # noqa: E402
 from training import rllib_selfplay as rs  # noqa: E402
 from training import sweep as sw  # noqa: E402
 from training import tournament as tm  # noqa: E402
-from training.config import CONFIG_DIR  # noqa: E402
+from training.checkpoints import MLPPolicy, load_checkpoint_policy  # noqa: E402
+from training.config import CONFIG_DIR, GameSection  # noqa: E402
 from training.rllib_module import MaskedActorCritic, actor_weights  # noqa: E402
 from training.specs import load_policy  # noqa: E402
 
@@ -54,13 +59,33 @@ def ray_local():
 
 
 # ----------------------------------------------------------------------------- the masking module
-def _module(net_arch=(8,)) -> MaskedActorCritic:
-    space = nothanks_v0.env(num_players=3).observation_space("player_0")
-    return MaskedActorCritic(
-        observation_space=space,
-        action_space=nothanks_v0.env(num_players=3).action_space("player_0"),
-        model_config={"net_arch": list(net_arch), "activation": "relu"},
-    )
+def _module(net_arch=(8,), behaviour: bool = False, configured: bool | None = None) -> MaskedActorCritic:
+    """A module on the spaces of a 3-player ``nothanks_v0`` with ``behaviour`` (the env's option);
+    ``configured``, if given, is the module's own ``behaviour`` (``model_config``)."""
+    env = nothanks_v0.env(num_players=3, behaviour=behaviour)
+    model = {"net_arch": list(net_arch), "activation": "relu"}
+    if configured is not None:
+        model["behaviour"] = configured
+    space, actions = env.observation_space("player_0"), env.action_space("player_0")
+    return MaskedActorCritic(observation_space=space, action_space=actions, model_config=model)
+
+
+def _game_observations(behaviour: bool, seed: int = 3) -> tuple[np.ndarray, np.ndarray, list]:
+    """Every decision of one random 3-player game of ``nothanks_v0``: observations, masks and seat views."""
+    policy = load_policy("random")
+    env = nothanks_v0.env(num_players=3, chip_memory=True, behaviour=behaviour)
+    env.reset(seed=seed)
+    obs, masks, views = [], [], []
+    for agent in env.agent_iter():
+        o, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        obs.append(o["observation"])
+        masks.append(o["action_mask"])
+        views.append(env.unwrapped.game.seat_view(int(agent.rsplit("_", 1)[1])))
+        env.step(int(policy.rng.choice(np.flatnonzero(o["action_mask"]))))
+    return np.stack(obs), np.stack(masks), views
 
 
 @pytest.mark.parametrize("preferred", [0, 1])
@@ -93,28 +118,44 @@ def test_masking_module_never_emits_an_illegal_action_even_when_rigged(preferred
     assert module.compute_values(both).shape == (2,)
 
 
-def test_exported_actor_plays_as_the_module():
-    module = _module(net_arch=(16, 16))
-    policy = load_policy("random")  # a real game's observations and masks
-    env = nothanks_v0.env(num_players=3, chip_memory=True)
-    env.reset(seed=3)
-    obs, masks = [], []
-    for _agent in env.agent_iter():
-        o, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        obs.append(o["observation"])
-        masks.append(o["action_mask"])
-        env.step(int(policy.rng.choice(np.flatnonzero(o["action_mask"]))))
-    obs_t, mask_t = torch.as_tensor(np.stack(obs)), torch.as_tensor(np.stack(masks))
-    from training.checkpoints import MLPPolicy
-
-    exported = MLPPolicy(actor_weights(module), activation="relu", chip_memory=True)
+@pytest.mark.parametrize("behaviour", [False, True])
+def test_exported_actor_plays_as_the_module(behaviour):
+    module = _module(net_arch=(16, 16), behaviour=behaviour)
+    obs, masks, _ = _game_observations(behaviour)  # a real game's observations and masks
+    obs_t, mask_t = torch.as_tensor(obs), torch.as_tensor(masks)
+    exported = MLPPolicy(actor_weights(module), activation="relu", chip_memory=True, behaviour=behaviour)
     want = module.forward_inference({Columns.OBS: {"observation": obs_t, "action_mask": mask_t}})
     want_actions = want[Columns.ACTION_DIST_INPUTS].argmax(-1).numpy()
-    assert np.array_equal(exported.act_observation(np.stack(obs), np.stack(masks)), want_actions)
-    np.testing.assert_allclose(exported.logits(np.stack(obs)), module.pi(obs_t).detach().numpy(), rtol=1e-6)
+    assert np.array_equal(exported.act_observation(obs, masks), want_actions)
+    np.testing.assert_allclose(exported.logits(obs), module.pi(obs_t).detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize(("behaviour", "inputs"), [(False, 389), (True, 445)])
+def test_module_takes_its_input_size_from_the_observation_space(behaviour, inputs):
+    for module in (_module((16,), behaviour), _module((16,), behaviour, configured=behaviour)):
+        assert module.obs_size == inputs == enc.OBS_SIZE + behaviour * enc.BEHAVIOUR_SIZE
+        assert module.pi[0].in_features == module.vf[0].in_features == inputs
+        assert (module.pi[-1].out_features, module.vf[-1].out_features) == (2, 1)
+        assert tuple(actor_weights(module)["layers.0.weight"].shape) == (16, inputs)
+
+
+def test_module_refuses_spaces_that_do_not_match_its_config():
+    with pytest.raises(ValueError, match=r"expected \(445,\) with behaviour on \(env.behaviour\), got \(389,\)"):
+        _module(behaviour=False, configured=True)
+    with pytest.raises(ValueError, match=r"expected \(389,\) with behaviour off \(env.behaviour\), got \(445,\)"):
+        _module(behaviour=True, configured=False)
+    odd = spaces.Dict(
+        {"observation": spaces.Box(0.0, 1.0, (100,)), "action_mask": spaces.Box(0, 1, (2,), dtype=np.int8)}
+    )
+    with pytest.raises(ValueError, match=r"expected \(389,\), or \(445,\) with behaviour, got \(100,\)"):
+        MaskedActorCritic(observation_space=odd, action_space=spaces.Discrete(2), model_config={"net_arch": [8]})
+    wild = nothanks_v0.env(config=GameSection.model_validate({"preset": "wildcards"}).game_config(3))
+    with pytest.raises(ValueError, match=r"action space: expected Discrete\(2\) .*got Discrete\(125\)"):
+        MaskedActorCritic(
+            observation_space=wild.observation_space("player_0"),
+            action_space=wild.action_space("player_0"),
+            model_config={"net_arch": [8]},
+        )
 
 
 # ----------------------------------------------------------------------------- --ray equals the local path
@@ -180,6 +221,7 @@ def test_tiny_rllib_run_trains_checkpoints_and_exports(rllib_run):
     final = run / "checkpoints" / "final"
     meta = json.loads((final / "metadata.json").read_text())
     assert meta["kind"] == "nothanks-rllib-ppo" and meta["num_players"] == [3] and meta["net_arch"] == [32, 32]
+    assert meta["behaviour"] is False and meta["obs_size"] == enc.OBS_SIZE == 389
     assert set(meta["eval"]) == {"heuristic", "random"} and meta["eval"]["random"]["games"] == 60
     assert (run / "checkpoints" / "best" / "policy.safetensors").is_file()
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
@@ -212,10 +254,89 @@ def test_rllib_resume_continues_the_step_count(rllib_run):
     assert after["iteration"] > before["iteration"] and len(after["evals"]) > len(before["evals"])
 
 
+@pytest.fixture(scope="module")
+def rllib_behaviour_run(ray_local, tmp_path_factory) -> Path:
+    """A one-iteration smoke run with ``env.behaviour=true``."""
+    runs = tmp_path_factory.mktemp("rllib-behaviour-runs")
+    argv = [RLLIB_SMOKE, "--set", f"run.runs_dir={runs}", "--set", "run.total_env_steps=256"]
+    assert rs.main([*argv, "--set", "env.behaviour=true"]) == 0
+    (run,) = list(runs.iterdir())
+    return run
+
+
+def test_rllib_run_with_behaviour_exports_a_policy_with_the_modules_logits(rllib_behaviour_run, tmp_path):
+    run = rllib_behaviour_run
+    final = run / "checkpoints" / "final"
+    meta = json.loads((final / "metadata.json").read_text())
+    assert meta["behaviour"] is True and meta["config"]["env"]["behaviour"] is True
+    assert meta["obs_size"] == enc.OBS_SIZE + enc.BEHAVIOUR_SIZE == 445
+    behaviour_pieces = [[p.name, p.size] for p in enc.BEHAVIOUR_LAYOUT]
+    assert meta["observation_layout"][-len(behaviour_pieces) :] == behaviour_pieces
+    assert set(meta["eval"]) == {"heuristic", "random"} and meta["eval"]["random"]["games"] == 60
+    policy = load_checkpoint_policy(final)
+    assert policy.behaviour is True and policy.chip_memory is True and policy.linears[0].in_features == 445
+    # RLlib's own learner module, from the RLlib checkpoint saved at the same step as the final export
+    src = rs.latest_rllib_checkpoint(run)
+    module = RLModule.from_checkpoint(src / "learner_group" / "learner" / "rl_module" / "learner")
+    assert module.pi[0].in_features == module.vf[0].in_features == 445
+    obs, masks, views = _game_observations(behaviour=True)
+    assert obs.shape == (len(obs), 445) and obs[:, enc.OBS_SIZE :].any()  # the behaviour inputs are in play
+    obs_t = torch.as_tensor(obs)
+    with torch.no_grad():
+        raw = module.pi(obs_t).numpy()
+        masked = module.forward_inference({Columns.OBS: {"observation": obs_t, "action_mask": torch.as_tensor(masks)}})
+    np.testing.assert_allclose(policy.logits(obs), raw, rtol=1e-5, atol=1e-6)
+    assert np.abs(raw[:, 0] - raw[:, 1]).max() > 0  # a trained network, not a constant
+    want = masked[Columns.ACTION_DIST_INPUTS].argmax(-1).numpy()
+    assert np.array_equal(policy.act_observation(obs, masks), want)
+    # at a table the policy encodes each seat view itself (as evaluation does) and agrees with the module
+    probs = np.stack([policy.action_probabilities(v) for v in views])
+    want_probs = torch.softmax(masked[Columns.ACTION_DIST_INPUTS].double(), -1).numpy()
+    np.testing.assert_allclose(probs, want_probs, rtol=1e-5, atol=1e-6)
+    # loads wherever a policy spec is accepted, and evaluates
+    assert load_policy(str(final), num_players=3).behaviour is True
+    report = ev.main(["--policy", str(final), "--opponents", "heuristic", "--games", "30", "--no-progress"])
+    assert report.games == 30 and report[final.name].games == 30
+    # --export writes the same weights and metadata that says behaviour
+    assert rs.main(["--export", str(run), "--out", str(tmp_path / "agent")]) == 0
+    a, b = load_file(str(tmp_path / "agent" / "policy.safetensors")), load_file(str(final / "policy.safetensors"))
+    assert a["layers.0.weight"].shape == (32, 445) and all(torch.equal(a[k], b[k]) for k in b)
+    assert load_checkpoint_policy(tmp_path / "agent").behaviour is True
+
+
+def test_rllib_export_refuses_a_module_that_does_not_match_its_config(rllib_behaviour_run, tmp_path, capsys):
+    src = tmp_path / "step_x"
+    shutil.copytree(rs.latest_rllib_checkpoint(rllib_behaviour_run), src)
+    state = json.loads((src / rs.STATE_FILE).read_text())
+    state["config"]["env"]["behaviour"] = False  # the module has 445 inputs
+    (src / rs.STATE_FILE).write_text(json.dumps(state))
+    assert rs.main(["--export", str(src), "--out", str(tmp_path / "agent")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: RLlib checkpoint ") and err.count("\n") == 1
+    assert "expected an actor with 389 inputs (its config has env.behaviour false), got 445" in err
+    assert not (tmp_path / "agent").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("env.behaviour", "true", "--resume: env.behaviour: expected the run's False"),
+        ("ppo.net_arch", "[64]", "--resume: ppo.net_arch: expected the run's [32, 32]"),
+    ],
+)
+def test_rllib_resume_refuses_a_changed_network(rllib_run, key, value, message, capsys):
+    assert rs.main(["--resume", str(rllib_run), "--set", f"{key}={value}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
+    assert "behaviour: false" in (rllib_run / "config.yaml").read_text()  # the run folder is left as it was
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         ([RLLIB_SMOKE, "--set", "game.num_players=[3,4]"], "game.num_players: expected one player count, got [3, 4]"),
+        ([RLLIB_SMOKE, "--set", "game.preset=wildcards"], "the RLlib path plays pass/take only"),
+        ([RLLIB_SMOKE, "--set", "env.behaviour=maybe"], "env.behaviour: Input should be a valid boolean"),
         ([RLLIB_SMOKE, "--set", "ppo.minibatch_size=99999"], "expected <= train_batch_size 256"),
         ([RLLIB_SMOKE, "--set", "pool.snapshotz=2"], "pool.snapshotz: unknown key"),
         (["--export", "nowhere"], "--export: expected --out DIR"),

@@ -36,6 +36,11 @@ class RLlibEnvSection(_Section):
     """What each seat observes and earns, and where games are sampled."""
 
     chip_memory: Bool = Field(True, description="observe every seat's chips, rebuilt from the public history")
+    behaviour: Bool = Field(
+        False,
+        description="append every seat's public pass/take record of the deal to every seat's observation "
+        "(nothanks_env.encoding.BEHAVIOUR_LAYOUT: 445 inputs instead of 389)",
+    )
     reward: Literal["win", "rank", "penalty"] = Field(
         "win", description="nothanks_v0's reward mode (zero-sum; formulas in nothanks_env.outcome)"
     )
@@ -81,6 +86,12 @@ class RLlibConfig(_Section):
     def _one_count(self) -> RLlibConfig:
         if len(self.game.num_players) != 1:
             raise ValueError(f"game.num_players: expected one player count, got {self.game.num_players}")
+        special = self.game.game_config(self.num_players).special_cards
+        if special:  # MaskedActorCritic plays pass/take only; training.selfplay trains special cards
+            raise ValueError(
+                f"game: expected a game without special cards (the RLlib path plays pass/take only; train "
+                f"special cards with python -m training.selfplay), got special_cards {list(special)}"
+            )
         return self
 
     @property

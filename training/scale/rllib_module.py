@@ -2,8 +2,9 @@
 
 RLlib (new API stack) calls an :class:`~ray.rllib.core.rl_module.torch.TorchRLModule` with a batch whose
 ``Columns.OBS`` is the env's observation dict, batched: ``{"observation": float32 (B, OBS_SIZE),
-"action_mask": int8 (B, 2)}``. :class:`MaskedActorCritic` is such a module (RLlib's extension point: a
-``TorchRLModule`` with ``setup``/``_forward`` and the ``ValueFunctionAPI`` that PPO needs):
+"action_mask": int8 (B, 2)}``, ``OBS_SIZE + BEHAVIOUR_SIZE`` (445) values with ``behaviour``.
+:class:`MaskedActorCritic` is such a module (RLlib's extension point: a ``TorchRLModule`` with
+``setup``/``_forward`` and the ``ValueFunctionAPI`` that PPO needs):
 
 - the actor is an MLP on ``observation`` -> 2 logits [PASS, TAKE]; an illegal action's logit is *replaced*
   by ``FLOAT_MIN`` (not added to), so no logit, however large, makes it probable, and RLlib's own
@@ -13,7 +14,8 @@ RLlib (new API stack) calls an :class:`~ray.rllib.core.rl_module.torch.TorchRLMo
 - the critic is a separate MLP of the same shape on ``observation`` -> 1 value (win-share units).
 
 The actor's layers are exactly those of :class:`training.checkpoints.MLPPolicy` (``Linear``, activation,
-..., ``Linear`` to 2), so :func:`actor_weights` copies them into our checkpoint format unchanged.
+..., ``Linear`` to 2), so :func:`actor_weights` copies them into our checkpoint format unchanged; both
+networks' input size is the observation's (:func:`training.checkpoints.network_sizes`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from nothanks_env import encoding as enc
+from training.checkpoints import network_sizes
 
 ENV_NAME = "nothanks_v0"
 """The name the env creator is registered under with :func:`ray.tune.registry.register_env`."""
@@ -60,24 +62,59 @@ def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask.bool(), logits, torch.full_like(logits, FLOAT_MIN))
 
 
+def observation_size(shape: tuple[int, ...], behaviour: bool | None = None) -> int:
+    """The input size of a network for observations of ``shape``: 389, or 445 with ``behaviour``.
+
+    Args:
+        shape: the ``observation`` space's shape, ``(n,)``.
+        behaviour: the env's ``behaviour`` option, if known: then ``n`` must be its size; None accepts either.
+
+    Raises:
+        ValueError: naming the size expected and the one received.
+    """
+    sizes = {b: network_sizes(False, b)[0] for b in (False, True)}
+    if behaviour is not None and tuple(shape) != (sizes[bool(behaviour)],):
+        raise ValueError(
+            f"observation space: expected ({sizes[bool(behaviour)]},) with behaviour "
+            f"{'on' if behaviour else 'off'} (env.behaviour), got {tuple(shape)}"
+        )
+    if len(shape) != 1 or shape[0] not in sizes.values():
+        raise ValueError(
+            f"observation space: expected ({sizes[False]},), or ({sizes[True]},) with behaviour, got {tuple(shape)}"
+        )
+    return int(shape[0])
+
+
 class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     """Actor-critic for ``nothanks_v0`` that masks illegal actions; one module serves every seat.
 
-    ``model_config`` keys: ``net_arch`` (hidden sizes, default [256, 256]) and ``activation``
-    (``"relu"`` or ``"tanh"``). The observation space must be the env's per-agent Dict space.
+    ``model_config`` keys: ``net_arch`` (hidden sizes, default [256, 256]), ``activation`` (``"relu"`` or
+    ``"tanh"``) and ``behaviour`` (optional bool: the env's ``behaviour`` option, checked against the
+    observation space). The observation space must be the env's per-agent Dict space of a pass/take game;
+    both networks take as many inputs as its ``observation`` holds: 389, or 445 with ``behaviour``.
+
+    Raises:
+        ValueError: for another observation or action space, an observation size that is neither 389 nor
+            445 or that does not match ``behaviour``, or an unknown activation.
     """
 
     def setup(self) -> None:
         space = self.observation_space
         if not hasattr(space, "spaces") or set(space.spaces) != {"observation", "action_mask"}:
             raise ValueError(f"observation space: expected Dict(observation, action_mask) of nothanks_v0, got {space}")
+        if getattr(self.action_space, "n", None) != 2:
+            raise ValueError(
+                f"action space: expected Discrete(2) (pass/take; special cards are not supported here), "
+                f"got {self.action_space}"
+            )
         cfg = self.model_config or {}
         hidden = list(cfg.get("net_arch", [256, 256]))
         activation = cfg.get("activation", "relu")
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation: expected one of {sorted(ACTIVATIONS)}, got {activation!r}")
-        self.pi = mlp([enc.OBS_SIZE, *hidden, 2], activation)
-        self.vf = mlp([enc.OBS_SIZE, *hidden, 1], activation)
+        self.obs_size = observation_size(space.spaces["observation"].shape, cfg.get("behaviour"))
+        self.pi = mlp([self.obs_size, *hidden, 2], activation)
+        self.vf = mlp([self.obs_size, *hidden, 1], activation)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
@@ -112,8 +149,9 @@ def make_env(env_config: dict[str, Any]):
     """RLlib env creator: ``nothanks_v0.env(...)`` in RLlib's ``PettingZooEnv`` (AEC, one agent acts per step).
 
     ``env_config`` keys: ``game`` (a :class:`training.config.GameSection` dict with one player count),
-    ``chip_memory`` (bool) and ``reward`` (``"win"``, ``"rank"`` or ``"penalty"``). Every seat is paid its
-    final reward when the game ends, whoever takes the last card.
+    ``chip_memory`` (bool), ``behaviour`` (bool, default False: every seat's pass/take record appended to
+    the observation) and ``reward`` (``"win"``, ``"rank"`` or ``"penalty"``). Every seat is paid its final
+    reward when the game ends, whoever takes the last card.
     """
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
@@ -123,5 +161,10 @@ def make_env(env_config: dict[str, Any]):
     game = GameSection.model_validate(env_config["game"])
     config = game.game_config(game.num_players[0])
     return PettingZooEnv(
-        nothanks_v0.env(config=config, chip_memory=env_config["chip_memory"], reward=env_config["reward"])
+        nothanks_v0.env(
+            config=config,
+            chip_memory=env_config["chip_memory"],
+            behaviour=env_config.get("behaviour", False),
+            reward=env_config["reward"],
+        )
     )

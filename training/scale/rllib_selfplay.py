@@ -12,7 +12,8 @@ How it trains (RLlib's new API stack, PPO, multi-agent):
 
 - **Env**: RLlib's ``PettingZooEnv`` around ``nothanks_v0.env()`` (AEC: one agent acts per env step; a
   taker acts again). Every seat is paid its final reward when the game ends. Episodes are never cut
-  (``batch_mode="complete_episodes"``), so no turn is lost at a batch boundary.
+  (``batch_mode="complete_episodes"``), so no turn is lost at a batch boundary. With ``env.behaviour``
+  every seat also observes each seat's public pass/take record of the deal (445 inputs instead of 389).
 - **Modules**: ``learner`` (trained) and ``snapshot_0 .. snapshot_{K-1}`` (frozen: not in
   ``policies_to_train``), all :class:`training.rllib_module.MaskedActorCritic`.
 - **Policy mapping** (:func:`map_seat`): per episode, one seat drawn from the episode id is the learner;
@@ -30,7 +31,8 @@ returns per module, episode length, steps/s; ``losses/``; ``eval/<opponent>/``);
 ``rllib/step_<env steps>/`` (RLlib's own checkpoints, for ``--resume``; the newest
 ``run.keep_checkpoints``); ``checkpoints/step_<env steps>/``, ``checkpoints/best/`` and
 ``checkpoints/final/`` in our format (``policy.safetensors`` + ``metadata.json``, see
-:mod:`training.checkpoints`), which ``training.evaluate``, the gauntlet, play and serve load like any agent.
+:mod:`training.checkpoints`, with ``chip_memory`` and ``behaviour`` in the metadata), which
+``training.evaluate``, the gauntlet, play and serve load like any agent.
 SIGINT/SIGTERM finishes the training iteration, checkpoints and exits 0.
 """
 
@@ -68,6 +70,9 @@ __all__ = ["RLlibConfig", "RLlibTrainer", "SnapshotCallback", "algorithm_config"
 
 STEP_DIR = "step_"
 STATE_FILE = "nothanks_state.json"
+
+RESUME_FIXED: tuple[str, ...] = ("env.chip_memory", "env.behaviour", "ppo.net_arch", "ppo.activation")
+"""Config keys a ``--resume`` may not change: the modules' inputs and shape, which RLlib's checkpoint holds."""
 
 
 # --------------------------------------------------------------------------- RLlib pieces
@@ -130,11 +135,12 @@ def algorithm_config(cfg: RLlibConfig):
 
     register_env(ENV_NAME, make_env)
     p = cfg.ppo
-    model = {"net_arch": list(p.net_arch), "activation": p.activation}
+    model = {"net_arch": list(p.net_arch), "activation": p.activation, "behaviour": cfg.env.behaviour}
     specs = {m: RLModuleSpec(module_class=MaskedActorCritic, model_config=model) for m in cfg.module_ids()}
     env_config = {
         "game": cfg.game.model_dump(mode="json"),
         "chip_memory": cfg.env.chip_memory,
+        "behaviour": cfg.env.behaviour,
         "reward": cfg.env.reward,
         "snapshot_every": cfg.pool.snapshot_every,
     }
@@ -180,6 +186,7 @@ def checkpoint_metadata(cfg: RLlibConfig, run: str, env_steps: int, evals: Any =
         "env_steps": env_steps,
         "num_players": [cfg.num_players],
         "chip_memory": cfg.env.chip_memory,
+        "behaviour": cfg.env.behaviour,
         "activation": cfg.ppo.activation,
         "net_arch": list(cfg.ppo.net_arch),
         "reward": cfg.env.reward,
@@ -187,6 +194,48 @@ def checkpoint_metadata(cfg: RLlibConfig, run: str, env_steps: int, evals: Any =
         "config": cfg.model_dump(mode="json"),
         "saved_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def checked_actor(weights: dict[str, torch.Tensor], cfg: RLlibConfig, source: str) -> dict[str, torch.Tensor]:
+    """``weights`` (``layers.{i}.*``), once their input size is checked against ``cfg``'s observation.
+
+    An export's metadata records ``cfg.env.behaviour``, and loaders encode observations from it, so an
+    actor of another input size would be saved under the wrong layout.
+
+    Raises:
+        CheckpointError: naming ``source``, the inputs expected (389, or 445 with ``env.behaviour``) and got.
+    """
+    want = ckpt.network_sizes(False, cfg.env.behaviour)[0]
+    got = int(weights["layers.0.weight"].shape[1])
+    if got != want:
+        raise ckpt.CheckpointError(
+            f"{source}: expected an actor with {want} inputs (its config has env.behaviour "
+            f"{str(cfg.env.behaviour).lower()}), got {got}"
+        )
+    return weights
+
+
+def check_resume(cfg: RLlibConfig, state: dict[str, Any], checkpoint: Path) -> None:
+    """Refuse a resumed config that changes a :data:`RESUME_FIXED` key of the checkpoint's own config.
+
+    Args:
+        cfg: the resumed run's config (its ``config.yaml`` with the ``--set`` overrides).
+        state: the checkpoint's ``nothanks_state.json``.
+        checkpoint: the RLlib checkpoint resumed from (named in the error).
+
+    Raises:
+        ConfigError: naming the key, the run's value and the value received.
+    """
+    saved, mine = state.get("config") or {}, cfg.model_dump(mode="json")
+    for key in RESUME_FIXED:
+        a, b = saved, mine
+        for part in key.split("."):
+            a, b = (a or {}).get(part), (b or {}).get(part)
+        if a is not None and a != b:
+            raise ConfigError(
+                f"--resume: {key}: expected the run's {a!r} (RLlib checkpoint {checkpoint.name} was trained "
+                f"with it; start a new run), got {b!r}"
+            )
 
 
 def latest_rllib_checkpoint(path: Path) -> Path:
@@ -211,7 +260,8 @@ def export(path: str | Path, out: str | Path) -> Path:
     """Export the learner of an RLlib checkpoint (or a run folder's newest) to our checkpoint format.
 
     Reads the module's weights through RLlib's own ``RLModule.from_checkpoint``; the run's config comes
-    from the checkpoint's ``nothanks_state.json``.
+    from the checkpoint's ``nothanks_state.json``, and with it ``behaviour`` (and ``chip_memory``) in the
+    export's metadata, which loaders encode observations with.
 
     Returns:
         ``out``, a directory with ``policy.safetensors`` and ``metadata.json``.
@@ -219,6 +269,7 @@ def export(path: str | Path, out: str | Path) -> Path:
     Raises:
         FileNotFoundError: if ``path`` holds no RLlib checkpoint of ours.
         FileExistsError: if ``out`` exists.
+        CheckpointError: if the module's input size is not that of the config's observation.
     """
     from ray.rllib.core.rl_module.rl_module import RLModule
 
@@ -229,7 +280,7 @@ def export(path: str | Path, out: str | Path) -> Path:
     cfg = RLlibConfig.model_validate(state["config"])
     module = RLModule.from_checkpoint(src / "learner_group" / "learner" / "rl_module" / LEARNER)
     meta = checkpoint_metadata(cfg, state["run"], state["env_steps"], state.get("last_eval"))
-    return ckpt.save_checkpoint(out, actor_weights(module), meta)
+    return ckpt.save_checkpoint(out, checked_actor(actor_weights(module), cfg, f"RLlib checkpoint {src}"), meta)
 
 
 # --------------------------------------------------------------------------- the run
@@ -272,7 +323,11 @@ class RLlibTrainer:
     def learner_policy(self) -> ckpt.MLPPolicy:
         cfg = self.cfg
         return ckpt.MLPPolicy(
-            self.learner_weights(), activation=cfg.ppo.activation, chip_memory=cfg.env.chip_memory, name="learner"
+            self.learner_weights(),
+            activation=cfg.ppo.activation,
+            chip_memory=cfg.env.chip_memory,
+            behaviour=cfg.env.behaviour,
+            name="learner",
         )
 
     def _state(self) -> dict[str, Any]:
@@ -311,7 +366,8 @@ class RLlibTrainer:
     def _export(self, out: Path, evals: Any = None) -> Path:
         last = evals if evals is not None else (self.evals[-1]["results"] if self.evals else None)
         meta = checkpoint_metadata(self.cfg, self.run_dir.name, self.env_steps, last)
-        return ckpt.save_checkpoint(out, self.learner_weights(), meta, overwrite=True)
+        weights = checked_actor(self.learner_weights(), self.cfg, f"run {self.run_dir.name}: learner")
+        return ckpt.save_checkpoint(out, weights, meta, overwrite=True)
 
     def evaluate(self, games: int, seed: int) -> dict[str, Any]:
         from training.learning.selfplay import evaluate_policy
@@ -486,6 +542,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_dir = runs.resume_dir(args.resume, args.config)
             cfg = load_config(run_dir / runs.CONFIG_FILE, overrides, RLlibConfig)
             source = latest_rllib_checkpoint(run_dir)
+            check_resume(cfg, json.loads((source / STATE_FILE).read_text()), source)
             trainer = RLlibTrainer(cfg, run_dir, address=args.address, resume_from=source)
             print(f"resuming {run_dir} from {source.name}", file=sys.stderr)
         else:
