@@ -73,7 +73,7 @@ CASES = [
         ["--preset", "wildcards", "--policies", "random", "never-take", "heuristic", "--out", "o"],
         ["expected policies that play special cards", "got ['never-take']"],
     ),
-    (selfplay.main, ["--set", "run.seed=true"], ["run.seed: Input should be a valid integer (got True)"]),
+    (selfplay.main, ["--set", "run.seed=true"], ["invalid config", "run.seed: expected an int, got True"]),
     (selfplay.main, ["--run.seed"], ["override --run.seed: expected a value after it"]),
     (selfplay.main, ["--bogus"], ["unrecognized arguments: --bogus"]),
     (selfplay.main, ["--resume", "/no/such/run"], ["--resume /no/such/run: expected a run folder with config.yaml"]),
