@@ -159,8 +159,11 @@ def test_compare_markdown_bolds_the_best_and_needs_the_same_columns():
         (["--policy", "random", "--workers", "0"], "--workers: expected an int >= 1, got 0"),
         (["--players", "3"], "--policy: expected at least one policy spec, got none"),
         (["--policy", "random", "--column-games", "random=lots"], "--column-games: expected LABEL=N"),
-        (["--policy", "random", "--columns", "random", "--column-games", "heuristic=5"], "expected labels among"),
-        (["--policy", "random", "--columns", "nobody+random"], "policy spec 'nobody'"),
+        (
+            ["--policy", "random", "--columns", "random", "--column-games", "heuristic=5"],
+            "--column-games: expected labels among the columns ['random'], got ['heuristic']",
+        ),
+        (["--policy", "random", "--columns", "nobody+random"], "--columns: policy spec 'nobody': expected a baseline"),
         (["--policy", "random", "--json", "."], "--json: expected a file path, got the directory '.'"),
     ],
 )

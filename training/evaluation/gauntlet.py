@@ -463,6 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from rich.console import Console
 
+    from training.cli import load_spec, refuse
     from training.specs import load_policy
 
     try:
@@ -477,11 +478,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_args(args)
         columns = [parse_column(c) for c in args.columns] if args.columns else list(STANDARD_COLUMNS)
         column_games = _column_games(args.column_games)
+        labels = [c.label for c in columns]
+        unknown = sorted(set(column_games) - set(labels))
+        if unknown:
+            raise ValueError(f"--column-games: expected labels among the columns {labels}, got {unknown}")
         config = variant_config(args)
-        try:
-            candidates = [load_policy(spec, num_players=config.num_players) for spec in args.policy]
-        except ValueError as e:
-            raise ValueError(f"--policy: {e}") from e
+        n = config.num_players
+        candidates = [load_spec(load_policy, "--policy", spec, num_players=n) for spec in args.policy]
+        if args.columns:  # a column's spec that does not load is refused naming the flag, before any game
+            for spec in dict.fromkeys(s for c in columns for s in c.opponents):
+                load_spec(load_policy, "--columns", spec, num_players=n)
         if args.ray is not None:
             from training.scale.ray_backend import connect
 
@@ -502,8 +508,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{args.workers} worker(s)).{note}"
             )
     except (ValueError, OSError, ImportError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        try:
+            refuse(e)  # one error: line
+        except SystemExit as stop:
+            return int(stop.code)
     if len(reports) > 1:
         print(compare_markdown(reports))
     if args.json:
