@@ -72,6 +72,12 @@ def test_smoke_run_writes_the_run_folder(smoke_run):
     assert final["timesteps"] == 4096 and final["eval"]["random"]["games"] == 90
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
     assert [e["timesteps"] for e in evals] == [0, 2048]
+    seconds = [e["train_seconds"] for e in evals]  # the run's training time at each evaluation
+    assert 0 < seconds[0] < seconds[1]
+    assert scalars(run, "eval/train_seconds") == [(0, pytest.approx(seconds[0], rel=1e-6)),
+                                                  (2048, pytest.approx(seconds[1], rel=1e-6))]  # fmt: skip
+    ((step, final_seconds),) = scalars(run, "eval/final_train_seconds")
+    assert step == 4096 and final_seconds > seconds[1]
     assert 0.0 <= evals[-1]["results"]["heuristic"]["win_rate"] <= 1.0
     assert "| heuristic x2 | 3 | 90 |" in (run / "final_eval.md").read_text()
     for tag in ("eval/heuristic/win_rate", "eval/random/mean_penalty", "charts/steps_per_s", "losses/value_loss"):
@@ -91,7 +97,9 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     junk.mkdir()
     (junk / ckpt.WEIGHTS_FILE).write_bytes(b"partial")
     before = torch.load(step_checkpoints(run)[-1] / ckpt.TRAIN_STATE_FILE, weights_only=True)
+    started = time.time()
     assert main(["--resume", str(run), "--set", "run.total_timesteps=6144"]) == 0
+    session = time.time() - started
     steps = step_checkpoints(run)
     assert [int(p.name[5:]) for p in steps] == [2048, 4096, 6144]
     after = torch.load(steps[-1] / ckpt.TRAIN_STATE_FILE, weights_only=True)
@@ -99,8 +107,11 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     assert len(after["pool"]["snapshots"]) == 2
     assert after["pool"]["snapshots"][-1]["step"] > before["pool"]["snapshots"][-1]["step"]
     assert ckpt.read_metadata(run / "checkpoints" / "final")["timesteps"] == 6144
-    evals = [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()]
-    assert evals == [0, 2048, 4096]
+    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert [e["timesteps"] for e in evals] == [0, 2048, 4096]
+    # the resumed evaluation's training time goes on from the checkpoint's, whatever time passed in between
+    assert before["elapsed"] < evals[2]["train_seconds"] < before["elapsed"] + session
+    assert after["elapsed"] > evals[2]["train_seconds"]
     assert len(list(run.glob("events.out.tfevents.*"))) == 2
     assert max(s for s, _ in scalars(run, "losses/value_loss")) > 4096  # the curves continue
     assert "total_timesteps: 6144" in (run / "config.yaml").read_text()
