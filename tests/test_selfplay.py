@@ -150,6 +150,50 @@ def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path, whole_group):
     assert not (run / "checkpoints" / "final").exists()  # stopped early: no final evaluation
 
 
+@pytest.mark.parametrize("collector", ["inline", "process"])
+def test_a_stopped_run_s_progress_bar_ends_at_the_checkpoint_it_saved(tmp_path, monkeypatch, collector):
+    """A stop in the middle of a rollout saves the last trained step: the progress bar ends there too, not at the
+    steps the cut rollout had played (it counted them as it went)."""
+    from tqdm import tqdm
+
+    from training.config import load_config
+    from training.selfplay import Trainer
+
+    bars = []
+
+    class RecordingBar(tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            bars.append(self)
+            self.peak = self.n
+
+        def update(self, n=1):
+            out = super().update(n)
+            self.peak = max(self.peak, self.n)
+            return out
+
+    class StopMidRollout(Trainer):
+        """Asks to stop once 1104 learner steps are played: 80 steps into the rollout after step 1024."""
+
+        @property
+        def stop_requested(self) -> bool:
+            return self._stop or self.model.num_timesteps >= 1104
+
+        @stop_requested.setter
+        def stop_requested(self, value: bool) -> None:
+            self._stop = value
+
+    monkeypatch.setattr("tqdm.tqdm", RecordingBar)
+    sets = ["run.progress=true", f"run.collector={collector}", "run.total_timesteps=100000", "eval.every=100000"]
+    trainer = StopMidRollout(load_config(SMOKE, sets), tmp_path / "run")
+    trainer.train()
+    (bar,) = bars
+    saved = step_checkpoints(tmp_path / "run")[-1]
+    assert ckpt.read_metadata(saved)["timesteps"] == ckpt.load_train_state(saved)["num_timesteps"] == 1024
+    assert bar.peak == (1104 if collector == "inline" else 1536)  # the process collector hands over whole rollouts
+    assert bar.n == 1024 and trainer.model.num_timesteps == 1024
+
+
 def test_bad_config_is_refused(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("ppo: {learning_rat: 0.1}\n")

@@ -623,10 +623,10 @@ class Trainer:
                 callback = _Callback(self)
                 with _graceful_stop(self):
                     self.model.learn(remaining, callback=callback, reset_num_timesteps=False)
-                callback.close()
                 if not self.stop_requested:  # learn() ends right after a PPO update
                     self.trained_timesteps = self.model.num_timesteps
                 self.model.num_timesteps = self.trained_timesteps
+                callback.close(self.trained_timesteps)  # a stop drops the unfinished rollout: so does the bar
             path = self.save()
             if self.stop_requested:
                 print(f"stopped at {self.trained_timesteps:,} learner steps; checkpoint: {path}", file=sys.stderr)
@@ -732,7 +732,11 @@ class _Callback:
                     self.wins.clear()
                 return not trainer.stop_requested
 
-            def close(self) -> None:
+            def close(self, steps: int) -> None:
+                """End the bar at ``steps``, the learner steps trained (and saved): after a stop, the steps of
+                the rollout it cut short were never trained, so the bar gives them back."""
+                self.bar.n = steps
+                self.bar.refresh()
                 self.bar.close()
 
         cb = Callback()
