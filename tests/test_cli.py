@@ -73,7 +73,7 @@ CASES = [
         ["--preset", "wildcards", "--policies", "random", "never-take", "heuristic", "--out", "o"],
         ["expected policies that play special cards", "got ['never-take']"],
     ),
-    (selfplay.main, ["--set", "run.seed=true"], ["run.seed: Input should be a valid integer (got True)"]),
+    (selfplay.main, ["--set", "run.seed=true"], ["invalid config", "run.seed: expected an int, got True"]),
     (selfplay.main, ["--run.seed"], ["override --run.seed: expected a value after it"]),
     (selfplay.main, ["--bogus"], ["unrecognized arguments: --bogus"]),
     (selfplay.main, ["--resume", "/no/such/run"], ["--resume /no/such/run: expected a run folder with config.yaml"]),
@@ -91,6 +91,16 @@ CASES = [
     (exploit.main, ["--victim", "random"], ["the following arguments are required: --timesteps"]),
     (serve.main, ["--port", "70000"], ["argument --port: expected an int in 0..65535, got 70000"]),
     (serve.main, ["--idle-minutes", "nan"], ["argument --idle-minutes: expected a finite number > 0, got 'nan'"]),
+    # an unknown policy spec: named with its flag and what a spec may be, by every command line
+    (_play, ["--opponents", "nosuch"], ["--opponents: policy spec 'nosuch': expected a baseline (random,"]),
+    (evaluate.main, ["--policy", "random", "--opponents", "nosuch"], ["--opponents: policy spec 'nosuch': expected"]),
+    (gauntlet.main, ["--policy", "nosuch"], ["--policy: policy spec 'nosuch': expected a baseline (random,"]),
+    (
+        gauntlet.main,
+        ["--policy", "random", "--columns", "random+nosuch"],
+        ["--columns: policy spec 'nosuch': expected"],
+    ),
+    (serve.main, ["--opponents", "nosuch"], ["--opponents: policy spec 'nosuch': expected a baseline (random,"]),
 ]
 
 
@@ -111,6 +121,8 @@ def test_replay_refuses_seats_steps_and_samples_out_of_range(record):
     assert_refused(code, err, "argument --samples: expected an int in 1..1000000, got 0")
     code, err = run_cli(_replay, [str(record), "--policy", "ppo-4p"])
     assert_refused(code, err, "--policy: policy spec 'ppo-4p': expected a policy for 3 players")
+    code, err = run_cli(_replay, [str(record), "--policy", "nosuch"])
+    assert_refused(code, err, "--policy: policy spec 'nosuch': expected a baseline (random,", "a shipped agent (")
 
 
 @pytest.mark.parametrize(

@@ -69,12 +69,12 @@ def test_overrides_and_dotted_flags():
     "text, message",
     [
         ("ppo: {learning_rat: 0.1}", "ppo.learning_rat: unknown key"),
-        ("ppo: {learning_rate: fast}", "ppo.learning_rate: Input should be a valid number"),
-        ("ppo: {n_epochs: 0}", "ppo.n_epochs: Input should be greater than or equal to 1"),
+        ("ppo: {learning_rate: fast}", "ppo.learning_rate: expected a number, got 'fast'"),
+        ("ppo: {n_epochs: 0}", "ppo.n_epochs: expected an int >= 1, got 0"),
         ("game: {num_players: 9}", "game.num_players: expected player counts in 3..7, got 9"),
-        ("game: {num_removed: 40}", "num_removed"),
-        ("trainer: {}", "trainer: unknown key"),
-        ("eval: {best_metric: search}", "best_metric: expected 'min' or one of"),
+        ("game: {num_removed: 40}", "game.num_removed: expected an int in 0..32"),
+        ("trainer: {}", "trainer: unknown key, expected one of the sections (run, game, env, pool, ppo, eval)"),
+        ("eval: {best_metric: search}", "eval.best_metric: expected 'min' or one of"),
         ("ppo: {batch_size: 100000}", "ppo.batch_size: expected <= rollout size"),
         ("- just\n- a list", "expected a mapping"),
         ("ppo: [unclosed", "not valid YAML"),
@@ -92,6 +92,36 @@ def test_bad_config_is_a_clear_error(tmp_path, text, message):
         load_config(path)
     assert message in str(err.value)
     assert "bad.yaml" in str(err.value)
+
+
+def test_every_config_error_is_one_clean_line_naming_key_expected_and_received():
+    """Each problem is ``key: expected ..., got ...``; several are joined by ``; `` on one line after the source
+    (the header used to end in ``:`` and a newline, which the command lines printed as ``:;``)."""
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", ["ppo.n_steps=-1", "ppo.nsteps=3", "env.reward=foo", "ppo=3"])
+    assert str(e.value) == (
+        f"invalid config {CONFIG_DIR / 'smoke.yaml'} with overrides ['ppo.n_steps=-1', 'ppo.nsteps=3', "
+        "'env.reward=foo', 'ppo=3']: env.reward: expected 'win_share' or 'penalty_diff', got 'foo'; "
+        "ppo: expected a section (a mapping of its keys), got 3"
+    )
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", ["ppo.n_steps=-1", "ppo.nsteps=3", "run.name=a/b"])
+    assert str(e.value).split(": ", 1)[1] == (
+        "run.name: expected text matching ^[A-Za-z0-9_.-]+$, got 'a/b'; ppo.n_steps: expected an int >= 1, got -1; "
+        "ppo.nsteps: unknown key, expected one of the keys of ppo (learning_rate, gamma, gae_lambda, clip_range, "
+        "ent_coef, vf_coef, max_grad_norm, net_arch, activation, lr_schedule, lr_final_fraction, n_steps, "
+        "batch_size, n_epochs, target_kl), got 'nsteps' (did you mean 'n_steps'?)"
+    )
+    for override, problem in [
+        ("eval.best_metric=foo", "eval.best_metric: expected 'min' or one of ['heuristic', 'random'], got 'foo'"),
+        ("run.critic_warmup=5", "run.critic_warmup: expected 0 without run.init_from (only a warm-started actor is "
+         "held), got 5"),
+        ("ppo.net_arch=[]", "ppo.net_arch: expected at least 1 item, got []"),
+        ("ppo.learning_rate=-1", "ppo.learning_rate: expected a number > 0.0, got -1"),
+    ]:  # fmt: skip
+        with pytest.raises(ConfigError) as e:
+            load_config(CONFIG_DIR / "smoke.yaml", [override])
+        assert str(e.value) == f"invalid config {CONFIG_DIR / 'smoke.yaml'} with overrides [{override!r}]: {problem}"
 
 
 def test_bad_override_is_a_clear_error(tmp_path):
@@ -127,7 +157,7 @@ def test_preset_fills_the_game_section_and_the_yaml_overrides_it(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("game:\n  preset: nope\n", "preset: expected one of ['match3', 'open_removed'"),
+        ("game:\n  preset: nope\n", "game.preset: expected one of ['match3', 'open_removed'"),
         (
             "game:\n  preset: wildcards\npool:\n  scripted: {utility: 1.0}\n",
             "pool.scripted: 'utility': expected a policy that plays special cards",
@@ -150,14 +180,14 @@ def test_preset_errors_are_clear(tmp_path, text, message):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("run.seed=true", "run.seed: Input should be a valid integer (got True)"),
-        ("run.total_timesteps=false", "run.total_timesteps: Input should be a valid integer (got False)"),
-        ("run.seed=3.5", "run.seed: Input should be a valid integer (got 3.5)"),
-        ("game.num_players=[3, true]", "game.num_players.1: Input should be a valid integer (got True)"),
-        ("ppo.net_arch=[64, true]", "ppo.net_arch.1: Input should be a valid integer (got True)"),
-        ("run.progress=1", "run.progress: Input should be a valid boolean (got 1)"),
+        ("run.seed=true", "run.seed: expected an int, got True"),
+        ("run.total_timesteps=false", "run.total_timesteps: expected an int, got False"),
+        ("run.seed=3.5", "run.seed: expected an int, got 3.5"),
+        ("game.num_players=[3, true]", "game.num_players[1]: expected an int, got True"),
+        ("ppo.net_arch=[64, true]", "ppo.net_arch[1]: expected an int, got True"),
+        ("run.progress=1", "run.progress: expected true or false, got 1"),
         ("ppo.learning_rate=true", "ppo.learning_rate: expected a number, got the boolean True"),
-        ("ppo.clip_range=.inf", "ppo.clip_range: Input should be a finite number (got inf)"),
+        ("ppo.clip_range=.inf", "ppo.clip_range: expected a finite number, got inf"),
         ("pool.scripted={random: true}", "pool.scripted.random: expected a number, got the boolean True"),
     ],
 )

@@ -141,6 +141,26 @@ def test_cli_writes_outputs(tmp_path, capsys):
     assert json.loads(out.read_text())["policies"][1]["games"] == 60
     out_text = capsys.readouterr().out
     assert "threshold:T=4" in out_text and "30 games, 3 players" in out_text and "\n30 games in " in out_text
+    assert "asked for" not in out_text and json.loads(out.read_text())["games_note"] == ""  # 30 = 10 deals x 3
+
+
+def test_cli_says_when_and_why_it_plays_more_games_than_asked(tmp_path, capsys):
+    """Every deal is played once per seat rotation, so 31 games at 3 players are 11 deals, 33 games: the
+    printed line and the JSON report say how many were asked for and why more were played."""
+    out = tmp_path / "o.json"
+    rep = ev.main(["--policy", "threshold:T=4", "--opponents", "random", "--games", "31", "--json", str(out),
+                   "--no-progress"])  # fmt: skip
+    note = "31 games asked for, rounded up to a multiple of 3: 11 distinct deals, each played once per seat rotation"
+    assert (rep.games, rep.deals, rep.games_requested, rep.rounding_note) == (33, 11, 31, note)
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("33 games in ") and last.endswith(f" games/s); {note}")
+    data = json.loads(out.read_text())
+    assert (data["games"], data["games_requested"], data["games_note"]) == (33, 31, note)
+    matches = ev.evaluate([NeverTakePolicy()], [RandomPolicy()], num_players=3, games=4, seed=0,
+                          config=GameConfig(num_players=3, num_deals=3))  # fmt: skip
+    assert matches.games == 6 and matches.rounding_note == (
+        "4 matches asked for, rounded up to a multiple of 3: 2 distinct matches, each played once per seat rotation"
+    )
 
 
 def test_cli_counts_matches_as_matches(capsys):

@@ -112,6 +112,31 @@ def test_cli_writes_json_and_markdown_for_several_policies(tmp_path, capsys):
     assert "gauntlet of threshold:T=3" in capsys.readouterr().out
 
 
+def test_games_rounded_up_to_whole_seat_rotations_are_reported(capsys):
+    """A column plays every deal once per seat rotation: 10 games asked for at 3 players are 12, a cap of 4 plays
+    6. The report, its Markdown, its JSON and the printed line say so."""
+    cols = [gx.Column(("random",)), gx.Column(("always-take",), max_games=4)]
+    rep = gx.gauntlet(NeverTakePolicy(), num_players=3, games=10, seed=0, columns=cols)
+    assert [(r.games_requested, r.games, r.capped) for r in rep.rows] == [(10, 12, False), (4, 6, True)]
+    note = (
+        "Games rounded up to a multiple of 3 (every deal is played once per seat rotation): 10 asked for, 12 played; "
+        "4 asked for, 6 played."
+    )
+    assert rep.rounding_note == note and rep.to_dict()["games_note"] == note
+    assert rep.markdown().splitlines()[0] == (
+        "`never-take`, 3 players: 12 games per column, seed 0, seats rotated, duplicate deals; parity 0.333. "
+        f"{note} Capped (slow) columns, games played: `always-take` 6."
+    )
+    exact = gx.gauntlet(NeverTakePolicy(), num_players=3, games=9, seed=0, columns=cols[:1])
+    assert exact.rows[0].games == 9 and exact.rounding_note == "" and exact.to_dict()["games_note"] == ""
+    assert gx.main(["--policy", "never-take", "--columns", "random", "--games", "10", "--no-progress"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("12 games in ") and last.endswith(
+        "worker(s)). Games rounded up to a multiple of 3 (every deal is played once per seat rotation): 10 asked for, "
+        "12 played."
+    )
+
+
 def test_compare_markdown_bolds_the_best_and_needs_the_same_columns():
     cols = [gx.Column(("always-take",))]
     a = gx.gauntlet(NeverTakePolicy(), num_players=3, games=30, seed=5, columns=cols)
@@ -134,8 +159,11 @@ def test_compare_markdown_bolds_the_best_and_needs_the_same_columns():
         (["--policy", "random", "--workers", "0"], "--workers: expected an int >= 1, got 0"),
         (["--players", "3"], "--policy: expected at least one policy spec, got none"),
         (["--policy", "random", "--column-games", "random=lots"], "--column-games: expected LABEL=N"),
-        (["--policy", "random", "--columns", "random", "--column-games", "heuristic=5"], "expected labels among"),
-        (["--policy", "random", "--columns", "nobody+random"], "policy spec 'nobody'"),
+        (
+            ["--policy", "random", "--columns", "random", "--column-games", "heuristic=5"],
+            "--column-games: expected labels among the columns ['random'], got ['heuristic']",
+        ),
+        (["--policy", "random", "--columns", "nobody+random"], "--columns: policy spec 'nobody': expected a baseline"),
         (["--policy", "random", "--json", "."], "--json: expected a file path, got the directory '.'"),
     ],
 )

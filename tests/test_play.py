@@ -241,7 +241,10 @@ def test_main_default_path_and_seat_come_from_the_seed(tmp_path: Path, monkeypat
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--players", "4", "--opponents", "heuristic", "random"], "expected 3 specs for 4 players, got 2"),
+        (
+            ["--players", "4", "--opponents", "heuristic", "random"],
+            "expected 3 specs for 4 players (one per other seat), got 2",
+        ),
         (["--opponents", "heuristic", "nonsense-bot"], "policy spec 'nonsense-bot'"),
         (["--players", "3", "--seat", "3"], "--seat: expected 0..2, got 3"),
         (["--players", "9"], "error: argument --players: expected an int in 3..7, got 9"),
@@ -252,6 +255,34 @@ def test_main_rejects_bad_arguments(argv, message, capsys):
         play.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
     assert e.value.code == 2
     assert message in capsys.readouterr().err
+
+
+SPEC_EXPECTED = "expected a baseline (random, never-take, always-take, threshold, heuristic, search, ratio, blocker"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--opponents", "nosuch"], f"--opponents: policy spec 'nosuch': {SPEC_EXPECTED}"),
+        (["--players", "4", "--opponents", "nosuch"], f"--opponents: policy spec 'nosuch': {SPEC_EXPECTED}"),
+        (["--opponents", *["random"] * 6, "nosuch"], f"--opponents: policy spec 'nosuch': {SPEC_EXPECTED}"),
+        (
+            ["--opponents", "heuristic"],
+            "--opponents: expected 2..6 specs, one per other seat (or --players N for a table of N), got 1: heuristic",
+        ),
+        (
+            ["--players", "4", "--opponents", "heuristic"],
+            "--opponents: expected 3 specs for 4 players (one per other seat), got 1: heuristic",
+        ),
+    ],
+)
+def test_a_bad_opponent_spec_or_count_is_one_error_line_naming_it(argv, message, capsys):
+    """A spec that does not load is named with what specs are accepted, whatever the count; a wrong count of
+    good specs is named as a count (one spec used to read as a 2-player table: 'num_players: ... got 2')."""
+    with pytest.raises(SystemExit) as e:
+        play.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and err.startswith(f"error: {message}"), err
 
 
 class Bare:

@@ -72,6 +72,12 @@ def test_smoke_run_writes_the_run_folder(smoke_run):
     assert final["timesteps"] == 4096 and final["eval"]["random"]["games"] == 90
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
     assert [e["timesteps"] for e in evals] == [0, 2048]
+    seconds = [e["train_seconds"] for e in evals]  # the run's training time at each evaluation
+    assert 0 < seconds[0] < seconds[1]
+    assert scalars(run, "eval/train_seconds") == [(0, pytest.approx(seconds[0], rel=1e-6)),
+                                                  (2048, pytest.approx(seconds[1], rel=1e-6))]  # fmt: skip
+    ((step, final_seconds),) = scalars(run, "eval/final_train_seconds")
+    assert step == 4096 and final_seconds > seconds[1]
     assert 0.0 <= evals[-1]["results"]["heuristic"]["win_rate"] <= 1.0
     assert "| heuristic x2 | 3 | 90 |" in (run / "final_eval.md").read_text()
     for tag in ("eval/heuristic/win_rate", "eval/random/mean_penalty", "charts/steps_per_s", "losses/value_loss"):
@@ -91,7 +97,9 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     junk.mkdir()
     (junk / ckpt.WEIGHTS_FILE).write_bytes(b"partial")
     before = torch.load(step_checkpoints(run)[-1] / ckpt.TRAIN_STATE_FILE, weights_only=True)
+    started = time.time()
     assert main(["--resume", str(run), "--set", "run.total_timesteps=6144"]) == 0
+    session = time.time() - started
     steps = step_checkpoints(run)
     assert [int(p.name[5:]) for p in steps] == [2048, 4096, 6144]
     after = torch.load(steps[-1] / ckpt.TRAIN_STATE_FILE, weights_only=True)
@@ -99,8 +107,11 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     assert len(after["pool"]["snapshots"]) == 2
     assert after["pool"]["snapshots"][-1]["step"] > before["pool"]["snapshots"][-1]["step"]
     assert ckpt.read_metadata(run / "checkpoints" / "final")["timesteps"] == 6144
-    evals = [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()]
-    assert evals == [0, 2048, 4096]
+    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert [e["timesteps"] for e in evals] == [0, 2048, 4096]
+    # the resumed evaluation's training time goes on from the checkpoint's, whatever time passed in between
+    assert before["elapsed"] < evals[2]["train_seconds"] < before["elapsed"] + session
+    assert after["elapsed"] > evals[2]["train_seconds"]
     assert len(list(run.glob("events.out.tfevents.*"))) == 2
     assert max(s for s, _ in scalars(run, "losses/value_loss")) > 4096  # the curves continue
     assert "total_timesteps: 6144" in (run / "config.yaml").read_text()
@@ -137,6 +148,50 @@ def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path, whole_group):
     state = ckpt.load_train_state(last)
     assert state["num_timesteps"] == meta["timesteps"] >= 1024 and meta["timesteps"] % 512 == 0
     assert not (run / "checkpoints" / "final").exists()  # stopped early: no final evaluation
+
+
+@pytest.mark.parametrize("collector", ["inline", "process"])
+def test_a_stopped_run_s_progress_bar_ends_at_the_checkpoint_it_saved(tmp_path, monkeypatch, collector):
+    """A stop in the middle of a rollout saves the last trained step: the progress bar ends there too, not at the
+    steps the cut rollout had played (it counted them as it went)."""
+    from tqdm import tqdm
+
+    from training.config import load_config
+    from training.selfplay import Trainer
+
+    bars = []
+
+    class RecordingBar(tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            bars.append(self)
+            self.peak = self.n
+
+        def update(self, n=1):
+            out = super().update(n)
+            self.peak = max(self.peak, self.n)
+            return out
+
+    class StopMidRollout(Trainer):
+        """Asks to stop once 1104 learner steps are played: 80 steps into the rollout after step 1024."""
+
+        @property
+        def stop_requested(self) -> bool:
+            return self._stop or self.model.num_timesteps >= 1104
+
+        @stop_requested.setter
+        def stop_requested(self, value: bool) -> None:
+            self._stop = value
+
+    monkeypatch.setattr("tqdm.tqdm", RecordingBar)
+    sets = ["run.progress=true", f"run.collector={collector}", "run.total_timesteps=100000", "eval.every=100000"]
+    trainer = StopMidRollout(load_config(SMOKE, sets), tmp_path / "run")
+    trainer.train()
+    (bar,) = bars
+    saved = step_checkpoints(tmp_path / "run")[-1]
+    assert ckpt.read_metadata(saved)["timesteps"] == ckpt.load_train_state(saved)["num_timesteps"] == 1024
+    assert bar.peak == (1104 if collector == "inline" else 1536)  # the process collector hands over whole rollouts
+    assert bar.n == 1024 and trainer.model.num_timesteps == 1024
 
 
 def test_bad_config_is_refused(tmp_path, capsys):
@@ -292,7 +347,7 @@ def test_policy_spec_errors_in_a_config_are_refused_before_a_run_folder(tmp_path
     assert err.startswith("error: invalid config") and "pool.scripted: policy spec 'nonsense'" in err
     assert err.count("\n") == 1
     assert main([SMOKE, "--run.runs_dir", str(runs), "--set", "run.seed=true"]) == 2
-    assert "run.seed: Input should be a valid integer (got True)" in capsys.readouterr().err
+    assert "run.seed: expected an int, got True" in capsys.readouterr().err
     assert not runs.exists()
 
 

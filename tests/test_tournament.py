@@ -54,3 +54,16 @@ def test_cli(tmp_path, capsys):
              "--games", "40", "--out", str(tmp_path), "--no-progress"])  # fmt: skip
     assert "| 1 |" in capsys.readouterr().out
     assert (tmp_path / "ratings.png").exists()
+
+
+def test_games_rounded_up_to_whole_seat_rotations_are_reported(tmp_path, capsys):
+    """Every table is played once per seat rotation: 10 games asked for at 3 players are 4 deals, 12 games, and
+    the printed line and leaderboard.json say so."""
+    tm.main(["--players", "3", "--policies", "random", "threshold", "never-take", "--games", "10", "--out",
+             str(tmp_path), "--no-progress"])  # fmt: skip
+    note = "10 games asked for, rounded up to a multiple of 3: 4 distinct deals, each played once per seat rotation"
+    assert capsys.readouterr().out.splitlines()[-1].startswith(f"12 games ({note}) in ")
+    data = json.loads((tmp_path / "leaderboard.json").read_text())
+    assert (data["games"], data["games_requested"], data["games_note"]) == (12, 10, note)
+    exact = tm.tournament([RandomPolicy(), ThresholdPolicy(), NeverTakePolicy()], num_players=3, games=9, seed=0)
+    assert (exact.games, exact.games_requested, exact.rounding_note) == (9, 9, "")

@@ -7,8 +7,9 @@ Method:
   report; distinct objects with the same ``name`` get ``#2``, ``#3`` suffixes.
 - **Duplicate deals and seat rotation**: each shuffled deal is played ``num_players`` times, once per
   cyclic rotation of the lineup, so every policy plays every seat equally often and meets the same
-  cards from every seat. ``games`` is rounded up to a multiple of ``num_players``. Seat 0 acts first
-  in every game, so "seat k" is the k-th seat to act.
+  cards from every seat. ``games`` is therefore rounded up to a multiple of ``num_players`` (5000 asked
+  for at 3 players plays 1667 deals, 5001 games); the report keeps the count asked for, and the command
+  line says when it rounded and why. Seat 0 acts first in every game, so "seat k" is the k-th seat to act.
 - **Variants and matches**: ``config`` (or ``--preset`` with overrides) picks the rules. A match preset
   (``match3``) makes each game a match of ``num_deals`` deals, all of them duplicated across the
   rotations; the start moves one seat clockwise each deal, and the match totals decide the win.
@@ -75,6 +76,27 @@ from training.variants import add_variant_arguments, variant_config
 
 CHUNK_DEALS = 512
 """Deals per chunk of work (each played ``num_players`` times); fixed so results do not depend on workers."""
+
+
+def rounded_games(games: int, num_players: int) -> int:
+    """The games played for ``games`` asked for: the next multiple of ``num_players`` (every deal is played
+    once per seat rotation), e.g. 5001 for 5000 at 3 players."""
+    return -(-games // num_players) * num_players
+
+
+def rounding_note(asked: int, played: int, num_players: int, unit: str = "games") -> str:
+    """Why ``played`` differs from ``asked``, in words, or ``""`` when they are equal.
+
+    Example: ``"5000 games asked for, rounded up to a multiple of 3: 1667 distinct deals, each played once per
+    seat rotation"``.
+    """
+    if asked == played:
+        return ""
+    dealt = "deals" if unit == "games" else unit
+    return (
+        f"{asked} {unit} asked for, rounded up to a multiple of {num_players}: {played // num_players} distinct "
+        f"{dealt}, each played once per seat rotation"
+    )
 
 
 # ----------------------------------------------------------------------------- playing games
@@ -416,6 +438,8 @@ class EvalReport:
         config: the rule variant, as a dict.
         seconds: wall-clock time of the games.
         policies: one :class:`PolicyStats` per distinct policy, candidates first.
+        games_requested: the games asked for (``games`` rounds it up to a multiple of ``num_players``;
+            ``None``: as many as played).
     """
 
     num_players: int
@@ -425,6 +449,7 @@ class EvalReport:
     config: dict
     seconds: float
     policies: list[PolicyStats] = field(default_factory=list)
+    games_requested: int | None = None
 
     def __getitem__(self, name: str) -> PolicyStats:
         for p in self.policies:
@@ -452,8 +477,16 @@ class EvalReport:
         deals = int(self.config.get("num_deals", 1))
         return f"{self.games} games" if deals == 1 else f"{self.games} matches of {deals} deals"
 
+    @property
+    def rounding_note(self) -> str:
+        """Why more games were played than asked for (:func:`rounding_note`), or ``""``."""
+        unit = "games" if int(self.config.get("num_deals", 1)) == 1 else "matches"
+        asked = self.games if self.games_requested is None else self.games_requested
+        return rounding_note(asked, self.games, self.num_players, unit)
+
     def to_dict(self) -> dict:
-        return asdict(self) | {"games_per_second": self.games_per_second}
+        """Every field, plus ``games_per_second`` and ``games_note`` (:attr:`rounding_note`)."""
+        return asdict(self) | {"games_per_second": self.games_per_second, "games_note": self.rounding_note}
 
     def write_json(self, path: str) -> None:
         """Write :meth:`to_dict` as JSON to ``path``, creating its parent folders."""
@@ -520,17 +553,20 @@ class Matchup(GamesJob):
         roles: per policy, ``"candidate"`` or ``"opponent"``.
         deal: int (G,), deal id of each game (its ``P`` rotations share it).
         num_players: table size.
+        games_requested: the games asked for (``G`` rounds it up to a multiple of ``P``).
     """
 
     roles: list[str] = field(default_factory=list)
     deal: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     num_players: int = 0
+    games_requested: int | None = None
 
     def report(self, penalties: np.ndarray, seconds: float) -> EvalReport:
         """The :class:`EvalReport` of this matchup's finished games (``penalties``: int (G, P))."""
         cfg = asdict(self.config) | {"removed_face_up": list(self.config.removed_face_up)}
         deals = int(self.deal.max()) + 1 if len(self.deal) else 0
         report = EvalReport(self.num_players, len(self.seating), deals, self.seed, cfg, seconds)
+        report.games_requested = self.games_requested
         report.policies = summarize(unique_names(self.policies), self.roles, penalties, self.seating, self.deal)
         return report
 
@@ -592,10 +628,10 @@ def plan_matchup(
     slot_policy = np.array([next(j for j, q in enumerate(distinct) if q is p) for p in lineup])
     roles = ["candidate" if any(p is c for c in candidates) else "opponent" for p in distinct]
 
-    deals = -(-games // num_players)
+    deals = rounded_games(games, num_players) // num_players
     deck, removed = deal_matches(config, deals, np.random.default_rng(seed))
     seating, deal = duplicate_seating(np.tile(slot_policy, (deals, 1)))
-    return Matchup(distinct, config, deck[deal], removed[deal], seating, seed, roles, deal, num_players)
+    return Matchup(distinct, config, deck[deal], removed[deal], seating, seed, roles, deal, num_players, games)
 
 
 def evaluate(
@@ -617,7 +653,8 @@ def evaluate(
         opponents: ``num_players - len(candidates)`` policies filling the other seats, or a single one
             that fills them all. Pass one object twice to treat both seats as one policy.
         num_players: table size; must match ``config.num_players`` when a config is given.
-        games: games to play, rounded up to a multiple of ``num_players``.
+        games: games to play, rounded up to a multiple of ``num_players`` (the report's ``games`` is the
+            count played, ``games_requested`` this one).
         seed: fixes every deal and every policy's RNG.
         config: rule variant (default: standard rules for ``num_players``), e.g. a preset's from
             :func:`nothanks_env.presets.resolve_config`. With ``num_deals > 1`` each game is a match: its
@@ -673,7 +710,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_variant_arguments(ap)
     ap.add_argument("--policy", nargs="+", required=True, help="candidate policy spec(s), see training.specs")
     ap.add_argument("--opponents", nargs="+", default=["heuristic"], help="opponent specs (one repeats)")
-    ap.add_argument("--games", type=int_in(1), default=5000, help="games (rounded up to a multiple of --players)")
+    ap.add_argument(
+        "--games", type=int_in(1), default=5000, help="games (rounded up to a multiple of --players: every deal is "
+        "played once per seat rotation; the output says so)"
+    )  # fmt: skip
     ap.add_argument("--seed", type=int_in(0), default=0)
     ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--json", help="write the report as JSON to this path")
@@ -728,7 +768,8 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
     console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: do not wrap
     console.print(report.table())
     unit = "games" if report.played.endswith(" games") else "matches"
-    print(f"{report.played} in {report.seconds:.1f} s ({report.games_per_second:,.0f} {unit}/s)")
+    note = f"; {report.rounding_note}" if report.rounding_note else ""
+    print(f"{report.played} in {report.seconds:.1f} s ({report.games_per_second:,.0f} {unit}/s){note}")
     if args.json:
         report.write_json(args.json)
     if args.csv:

@@ -12,7 +12,9 @@ The standard set is declared once, here: :data:`STANDARD_OPPONENTS` (one spec pe
 anything that needs "the opponents people write", e.g. a league pool) and :data:`MIXED_TABLES`. Slow
 opponents have a cap on their games (:data:`GAMES_CAP`: the search bot plays a few games a second
 against two copies of itself); the output says which columns were capped, and ``--column-games`` changes
-a cap. The summary is the minimum and the mean of the win rate over the columns; parity is ``1 / P``.
+a cap. Every deal is played once per seat rotation, so a column's games are rounded up to a multiple of
+``P`` (3000 at 7 players plays 3003); the output says so when it happens. The summary is the minimum and the
+mean of the win rate over the columns; parity is ``1 / P``.
 
 Command line::
 
@@ -37,7 +39,7 @@ import numpy as np
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from training.cli import Parser
-from training.evaluation.evaluate import PolicyStats, plan_matchup, run_many
+from training.evaluation.evaluate import PolicyStats, plan_matchup, rounded_games, run_many
 from training.variants import add_variant_arguments, variant_config
 
 STANDARD_OPPONENTS: tuple[str, ...] = (
@@ -139,6 +141,8 @@ class GauntletRow:
         stats: the candidate's :class:`~training.evaluate.PolicyStats` (win rate with CI, mean penalty with
             CI, mean rank, per-seat win rates).
         seconds: time its games took, summed over chunks (CPU-seconds of play, not wall clock).
+        games_requested: games asked for in this column (after its cap or ``--column-games``), before
+            rounding up to a multiple of ``P`` (``None``: as many as played).
     """
 
     column: str
@@ -148,6 +152,7 @@ class GauntletRow:
     capped: bool
     stats: PolicyStats
     seconds: float
+    games_requested: int | None = None
 
 
 @dataclass
@@ -199,8 +204,22 @@ class GauntletReport:
     def games_per_second(self) -> float:
         return self.games_played / self.seconds if self.seconds > 0 else math.inf
 
+    @property
+    def rounding_note(self) -> str:
+        """One sentence on columns that played more games than asked for (rounded up to a multiple of ``P``),
+        or ``""``."""
+        pairs = {(r.games_requested, r.games) for r in self.rows if r.games_requested not in (None, r.games)}
+        if not pairs:
+            return ""
+        counts = "; ".join(f"{asked} asked for, {played} played" for asked, played in sorted(pairs, reverse=True))
+        return (
+            f"Games rounded up to a multiple of {self.num_players} (every deal is played once per seat rotation): "
+            f"{counts}."
+        )
+
     def to_dict(self) -> dict:
-        """Everything, plus ``parity``, ``games_played``, ``games_per_second`` and ``summary`` (min and mean)."""
+        """Everything, plus ``parity``, ``games_played``, ``games_per_second``, ``games_note`` (:attr:`rounding_note`)
+        and ``summary`` (min and mean)."""
         summary = {
             "min_win_rate": self.min_row.stats.win_rate,
             "min_column": self.min_row.column,
@@ -210,6 +229,7 @@ class GauntletReport:
             "columns": len(self.rows),
         }
         extra = {"games_played": self.games_played, "games_per_second": self.games_per_second}
+        extra |= {"games_note": self.rounding_note}
         return asdict(self) | {"parity": self.parity} | extra | {"summary": summary}
 
     def caps_note(self) -> str:
@@ -221,9 +241,11 @@ class GauntletReport:
 
     def markdown(self) -> str:
         """A Markdown section: a header line, one row per column, then the minimum and the mean."""
+        played = rounded_games(self.games, self.num_players)
+        notes = "".join(f" {n}" for n in (self.rounding_note, self.caps_note()) if n)
         lines = [
-            f"`{self.policy}`, {self.num_players} players: {self.games} games per column, seed {self.seed}, "
-            f"seats rotated, duplicate deals; parity {self.parity:.3f}. {self.caps_note()}".rstrip(),
+            f"`{self.policy}`, {self.num_players} players: {played} games per column, seed {self.seed}, "
+            f"seats rotated, duplicate deals; parity {self.parity:.3f}.{notes}",
             "",
             "| opponents | games | win rate | 95% CI | mean penalty | mean rank |",
             "|---|---:|---:|---|---:|---:|",
@@ -368,6 +390,7 @@ def gauntlet(
                 counts[i] < games,
                 stats,
                 secs,
+                counts[i],
             )  # fmt: skip
         )
     return report
@@ -396,7 +419,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
     ap.add_argument("--policy", nargs="+", help="policy spec(s) to put through the gauntlet (training.specs)")
-    ap.add_argument("--games", type=int, default=3000, help="games per column (rounded up to a multiple of P)")
+    ap.add_argument("--games", type=int, default=3000, help="games per column (rounded up to a multiple of P, "
+                    "every deal played once per seat rotation; the output says so)")  # fmt: skip
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1, help="processes shared by the columns (the core count)")
     ap.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables")
@@ -439,6 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from rich.console import Console
 
+    from training.cli import load_spec, refuse
     from training.specs import load_policy
 
     try:
@@ -453,11 +478,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_args(args)
         columns = [parse_column(c) for c in args.columns] if args.columns else list(STANDARD_COLUMNS)
         column_games = _column_games(args.column_games)
+        labels = [c.label for c in columns]
+        unknown = sorted(set(column_games) - set(labels))
+        if unknown:
+            raise ValueError(f"--column-games: expected labels among the columns {labels}, got {unknown}")
         config = variant_config(args)
-        try:
-            candidates = [load_policy(spec, num_players=config.num_players) for spec in args.policy]
-        except ValueError as e:
-            raise ValueError(f"--policy: {e}") from e
+        n = config.num_players
+        candidates = [load_spec(load_policy, "--policy", spec, num_players=n) for spec in args.policy]
+        if args.columns:  # a column's spec that does not load is refused naming the flag, before any game
+            for spec in dict.fromkeys(s for c in columns for s in c.opponents):
+                load_spec(load_policy, "--columns", spec, num_players=n)
         if args.ray is not None:
             from training.scale.ray_backend import connect
 
@@ -472,14 +502,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             reports.append(report)
             console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: no wrapping
             console.print(report.table())
-            note = f" {report.caps_note()}" if report.caps_note() else ""
+            note = "".join(f" {part}" for part in (report.rounding_note, report.caps_note()) if part)
             print(
                 f"{report.games_played} games in {report.seconds:.1f} s ({report.games_per_second:,.0f} games/s, "
                 f"{args.workers} worker(s)).{note}"
             )
     except (ValueError, OSError, ImportError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        try:
+            refuse(e)  # one error: line
+        except SystemExit as stop:
+            return int(stop.code)
     if len(reports) > 1:
         print(compare_markdown(reports))
     if args.json:

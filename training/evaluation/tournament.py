@@ -4,8 +4,8 @@ Method:
 
 - **Tables**: each deal seats ``num_players`` distinct policies drawn uniformly from the pool (in random
   order), and is played once per cyclic rotation of them (duplicate deals: every drawn policy meets the
-  same cards from every seat). ``games`` is rounded up to a multiple of ``num_players``. All tables are
-  played batched through :func:`training.evaluate.run_games`.
+  same cards from every seat). ``games`` is therefore rounded up to a multiple of ``num_players`` (the
+  output says so when it happens). All tables are played batched through :func:`training.evaluate.run_games`.
 - **Ratings**: openskill's Plackett-Luce model (μ₀ = 25, σ₀ = 25/3, β = 25/6, and τ = 0: scripted bots
   do not change strength, so no drift term keeps σ from shrinking) updates after every game, in a random
   order fixed by the seed, with the game's ranks by penalty (ties share a rank). The leaderboard is
@@ -43,6 +43,8 @@ from training.evaluation.evaluate import (
     PolicyStats,
     check_plays,
     duplicate_seating,
+    rounded_games,
+    rounding_note,
     run_games,
     summarize,
     unique_names,
@@ -71,13 +73,21 @@ class LeaderboardRow:
 
 @dataclass
 class TournamentResult:
-    """Leaderboard rows sorted by ordinal (best first), plus what was played."""
+    """Leaderboard rows sorted by ordinal (best first), plus what was played (``games``; ``games_requested``
+    is the count asked for, which ``games`` rounds up to a multiple of ``num_players``)."""
 
     num_players: int
     games: int
     seed: int
     seconds: float
     rows: list[LeaderboardRow] = field(default_factory=list)
+    games_requested: int | None = None
+
+    @property
+    def rounding_note(self) -> str:
+        """Why more games were played than asked for (:func:`training.evaluate.rounding_note`), or ``""``."""
+        asked = self.games if self.games_requested is None else self.games_requested
+        return rounding_note(asked, self.games, self.num_players)
 
     def __getitem__(self, name: str) -> LeaderboardRow:
         for r in self.rows:
@@ -110,6 +120,8 @@ class TournamentResult:
         data = {
             "num_players": self.num_players,
             "games": self.games,
+            "games_requested": self.games_requested,
+            "games_note": self.rounding_note,
             "seed": self.seed,
             "seconds": self.seconds,
             "rows": [asdict(r.stats) | e for r, e in zip(self.rows, extra)],
@@ -175,7 +187,8 @@ def tournament(
     Args:
         policies: the pool, at least ``num_players`` distinct policies.
         num_players: table size.
-        games: games to play, rounded up to a multiple of ``num_players``.
+        games: games to play, rounded up to a multiple of ``num_players`` (the result's ``games`` is the
+            count played, ``games_requested`` this one).
         seed: fixes tables, deals, policies' RNGs and the rating order.
         config: rule variant (default: standard rules), e.g. a preset's; with ``num_deals > 1`` each game
             is a match whose totals give the ranks.
@@ -198,7 +211,7 @@ def tournament(
     for p in policies:
         check_player_count(p, num_players)
     rng = np.random.default_rng(seed)
-    deals = -(-games // num_players)
+    deals = rounded_games(games, num_players) // num_players
     lineup = np.argsort(rng.random((deals, n)), axis=1)[:, :num_players]  # P distinct policies, random order
     deck, removed = deal_matches(config, deals, rng)
     seating, deal = duplicate_seating(lineup)
@@ -219,7 +232,7 @@ def tournament(
     ratings = rate_games(n, seating, penalties, seed)
     stats = summarize(unique_names(policies), ["pool"] * n, penalties, seating, deal)
     rows = sorted((LeaderboardRow(r, s) for r, s in zip(ratings, stats)), key=lambda r: -r.rating.ordinal)
-    return TournamentResult(num_players, len(seating), seed, seconds, rows)
+    return TournamentResult(num_players, len(seating), seed, seconds, rows, games_requested=games)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -229,7 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = Parser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
     ap.add_argument("--policies", nargs="+", required=True, help="policy specs of the pool (see training.specs)")
-    ap.add_argument("--games", type=int_in(1), default=20000, help="games (rounded up to a multiple of --players)")
+    ap.add_argument("--games", type=int_in(1), default=20000, help="games (rounded up to a multiple of --players, "
+                    "every deal played once per seat rotation; the output says so)")  # fmt: skip
     ap.add_argument("--seed", type=int_in(0), default=0)
     ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--out", type=pathlib.Path, required=True, help="directory for the leaderboard files")
@@ -273,7 +287,11 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
     )
     result.write(args.out)
     print(result.markdown())
-    print(f"{result.games} games in {result.seconds:.1f} s; total {time.perf_counter() - t0:.1f} s; wrote {args.out}")
+    note = f" ({result.rounding_note})" if result.rounding_note else ""
+    print(
+        f"{result.games} games{note} in {result.seconds:.1f} s; total {time.perf_counter() - t0:.1f} s; "
+        f"wrote {args.out}"
+    )
     return result
 
 

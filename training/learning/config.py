@@ -13,6 +13,8 @@ decisions of opponents.
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import re
 import types
 import typing
 from collections.abc import Sequence
@@ -384,21 +386,88 @@ class Config(_Section):
         return self.env.games_per_count * len(self.game.num_players)
 
 
+_EXPECTED: dict[str, str] = {
+    "int_type": "an int",
+    "int_parsing": "an int",
+    "int_from_float": "an int",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a section (a mapping of its keys)",
+    "model_attributes_type": "a section (a mapping of its keys)",
+    "finite_number": "a finite number",
+}
+"""pydantic error type -> what the key expects, in the words of the other command-line errors."""
+
+_BOUNDS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+
+
+def _field_at(model: type[BaseModel], loc: Sequence[Any]) -> tuple[type[BaseModel] | None, Any]:
+    """The section model holding ``loc``'s last key (None if ``loc`` leaves the sections) and that key's
+    annotation (None if it is not a field)."""
+    section: Any = model
+    for part in loc[:-1]:
+        field = section.model_fields.get(part) if isinstance(part, str) else None
+        section = field.annotation if field is not None else None
+        if not (isinstance(section, type) and issubclass(section, BaseModel)):
+            return None, None
+    field = section.model_fields.get(loc[-1]) if loc and isinstance(loc[-1], str) else None
+    return section, field.annotation if field is not None else None
+
+
+def _describe(error: Any, model: type[BaseModel]) -> str:
+    """One validation error as ``key: expected ..., got ...`` (no newline, no ``;``)."""
+    loc = tuple(error["loc"])
+    key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    got = error.get("input")
+    kind, ctx = error["type"], error.get("ctx") or {}
+    msg = error["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    if kind == "extra_forbidden":
+        section, _ = _field_at(model, loc)
+        where = f"the keys of {'.'.join(map(str, loc[:-1]))}" if len(loc) > 1 else "the sections"
+        known = list(section.model_fields) if section is not None else []
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        expected = f"one of {where} ({', '.join(known)})" if known else "a known key"
+        return f"{key}: unknown key, expected {expected}, got {str(loc[-1])!r}{hint}"
+    if kind == "missing":
+        return f"{key}: expected a value, got none"
+    if kind in ("value_error", "assertion_error"):
+        if not key:  # a check across sections: its message names the keys and the values
+            return msg
+        named = re.match(r"([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*): (.*)", msg, re.DOTALL)
+        if named:  # a section's check that names its key: "eval" + "best_metric: ..." -> eval.best_metric
+            key, msg = f"{key}.{named[1]}", named[2]
+        if ", got " in msg or isinstance(got, dict):  # the message already names what it received
+            return f"{key}: {msg}"
+        return f"{key}: {msg}, got {got!r}"
+    _, annotation = _field_at(model, loc)
+    noun = {int: "an int", float: "a number"}.get(annotation, "a value")
+    if kind in _BOUNDS:
+        bound = next(iter(ctx.values()), "?")
+        expected = f"{noun} {_BOUNDS[kind]} {bound}"
+    elif kind in _EXPECTED:
+        expected = _EXPECTED[kind]
+    elif kind == "literal_error":
+        expected = str(ctx.get("expected", msg))
+    elif kind == "string_pattern_mismatch":
+        expected = f"text matching {ctx.get('pattern')}"
+    elif kind in ("too_short", "too_long"):
+        n = ctx.get("min_length" if kind == "too_short" else "max_length")
+        expected = f"{'at least' if kind == 'too_short' else 'at most'} {n} item{'s' if n != 1 else ''}"
+    else:  # pydantic's own words: "Input should be X" -> "expected X"
+        expected = msg.removeprefix("Input should be ")
+    return f"{key or 'config'}: expected {expected}, got {got!r}"
+
+
 def _format_errors(err: ValidationError, source: str, model: type[BaseModel]) -> str:
-    lines = [f"invalid config {source}:"]
-    for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"])
-        got = e.get("input")
-        msg = e["msg"].removeprefix("Value error, ")
-        if e["type"] == "extra_forbidden":
-            lines.append(f"  {key}: unknown key (check the spelling; see {model.__module__})")
-        elif not key:  # a check across sections: its message names the keys and the values
-            lines.append(f"  {msg}")
-        elif isinstance(got, dict) or ", got " in msg:  # the message already names what it received
-            lines.append(f"  {key}: {msg}")
-        else:
-            lines.append(f"  {key}: {msg} (got {got!r})")
-    return "\n".join(lines)
+    """Every error of ``err`` on one line: ``invalid config SOURCE: key: expected ..., got ...; key: ...``."""
+    problems = [" ".join(_describe(e, model).split()) for e in err.errors()]
+    return f"invalid config {source}: " + "; ".join(problems)
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:

@@ -15,7 +15,10 @@ A run writes ``runs/<name>__<seed>__<time>/``:
   opponent seats drawn per member);
 - ``checkpoints/step_<timesteps>/`` every ``run.checkpoint_every`` learner steps (see
   :mod:`training.checkpoints`), ``checkpoints/best/`` (best win rate against ``eval.best_metric``) and
-  ``checkpoints/final/``; ``evals.jsonl`` (every evaluation), ``final_eval.md`` and ``learning_curve.png``.
+  ``checkpoints/final/``; ``evals.jsonl`` (every evaluation, with ``train_seconds``: the run's training time
+  when it finished, every session counted and the time between sessions not), ``final_eval.md`` and
+  ``learning_curve.png``. TensorBoard's ``eval/train_seconds`` and ``eval/final_train_seconds`` hold the same
+  clock (``training.bench.curves`` plots against it).
 
 Ctrl-C or SIGTERM stops after the current step, saves a checkpoint at the last finished PPO update and
 exits 0; ``--resume`` continues the timestep count, optimizer, opponent pool, RNG and TensorBoard curves.
@@ -471,8 +474,13 @@ class Trainer:
             "evals": json.dumps(self.evals),
             "best": json.dumps(self.best),
             "next": dict(self.next),
-            "elapsed": self.elapsed + (time.time() - self.session_start),
+            "elapsed": self.train_seconds(),
         }
+
+    def train_seconds(self) -> float:
+        """Training time of the run so far, seconds: earlier sessions up to the checkpoint this one resumed
+        from, plus this session (periodic evaluations included; the time between sessions is not)."""
+        return self.elapsed + (time.time() - self.session_start)
 
     def _load(self, path: Path) -> None:
         st = ckpt.load_train_state(path)
@@ -581,8 +589,10 @@ class Trainer:
             self.writer.add_scalar(f"eval/{key}/win_rate_hi", r["win_rate_ci"][1], t)
             self.writer.add_scalar(f"eval/{key}/mean_penalty", r["mean_penalty"], t)
         self.writer.add_scalar("eval/seconds", time.time() - start, t)
+        train_seconds = round(self.train_seconds(), 3)
+        self.writer.add_scalar("eval/train_seconds", train_seconds, t)
         self.writer.flush()
-        entry = {"timesteps": t, "results": res}
+        entry = {"timesteps": t, "train_seconds": train_seconds, "results": res}
         self.evals.append(entry)
         with open(self.run_dir / "evals.jsonl", "a") as f:
             f.write(json.dumps(entry) + "\n")
@@ -613,10 +623,10 @@ class Trainer:
                 callback = _Callback(self)
                 with _graceful_stop(self):
                     self.model.learn(remaining, callback=callback, reset_num_timesteps=False)
-                callback.close()
                 if not self.stop_requested:  # learn() ends right after a PPO update
                     self.trained_timesteps = self.model.num_timesteps
                 self.model.num_timesteps = self.trained_timesteps
+                callback.close(self.trained_timesteps)  # a stop drops the unfinished rollout: so does the bar
             path = self.save()
             if self.stop_requested:
                 print(f"stopped at {self.trained_timesteps:,} learner steps; checkpoint: {path}", file=sys.stderr)
@@ -631,13 +641,14 @@ class Trainer:
         """Final evaluation, ``final`` checkpoint, summary table and learning-curve plot."""
         cfg = self.cfg
         t = self.trained_timesteps
-        train_seconds = self.elapsed + (time.time() - self.session_start)
+        train_seconds = self.train_seconds()
         start = time.time()
         res = evaluate_policy(current_policy(self.model, cfg), cfg, cfg.eval.final_games, seed=cfg.run.seed + 200_003)
         self.final_results = res
         eval_seconds = time.time() - start
         for key, r in res.items():
             self.writer.add_scalar(f"eval/{key}/final_win_rate", r["win_rate"], t)
+        self.writer.add_scalar("eval/final_train_seconds", self.train_seconds(), t)
         ckpt.save_checkpoint(
             self.run_dir / "checkpoints" / "final", ckpt.actor_weights(self.model.policy), self.metadata(res),
             overwrite=True,
@@ -721,7 +732,11 @@ class _Callback:
                     self.wins.clear()
                 return not trainer.stop_requested
 
-            def close(self) -> None:
+            def close(self, steps: int) -> None:
+                """End the bar at ``steps``, the learner steps trained (and saved): after a stop, the steps of
+                the rollout it cut short were never trained, so the bar gives them back."""
+                self.bar.n = steps
+                self.bar.refresh()
                 self.bar.close()
 
         cb = Callback()

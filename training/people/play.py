@@ -404,16 +404,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: TextIO | None = None) -> int:
     """Entry point; returns the exit status (0 after a finished or quit game). Bad arguments exit with 2."""
+    from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
+
     parser = build_parser()
     args = parser.parse_args(argv)
     from training.specs import load_policy  # imports the baselines; kept out of module import for --help speed
+
+    def check_specs(specs: Sequence[str]) -> None:  # a spec that does not load is the error to report first
+        for spec in specs:
+            try:
+                load_policy(spec)
+            except (ValueError, OSError) as e:
+                parser.error(f"--opponents: {e}")
 
     if args.players is not None:
         num_players = args.players
     elif "num_players" in PRESETS[args.preset]:
         num_players = PRESETS[args.preset]["num_players"]
+    elif args.opponents:
+        num_players = len(args.opponents) + 1
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            check_specs(args.opponents)
+            parser.error(
+                f"--opponents: expected {MIN_PLAYERS - 1}..{MAX_PLAYERS - 1} specs, one per other seat (or --players "
+                f"N for a table of N), got {len(args.opponents)}: {' '.join(args.opponents)}"
+            )
     else:
-        num_players = len(args.opponents) + 1 if args.opponents else 3
+        num_players = 3
     overrides = {} if args.deals is None else {"num_deals": args.deals}
     try:
         config = resolve_config(num_players=num_players, preset=args.preset, **overrides)
@@ -421,7 +438,11 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         parser.error(str(e))
     specs = args.opponents or [DEFAULT_OPPONENT] * (num_players - 1)
     if len(specs) != num_players - 1:
-        parser.error(f"--opponents: expected {num_players - 1} specs for {num_players} players, got {len(specs)}")
+        check_specs(specs)
+        parser.error(
+            f"--opponents: expected {num_players - 1} specs for {num_players} players (one per other seat), got "
+            f"{len(specs)}: {' '.join(specs)}"
+        )
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     seat = args.seat if args.seat is not None else default_seat(seed, num_players)
     if not 0 <= seat < num_players:
