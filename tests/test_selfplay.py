@@ -226,6 +226,9 @@ def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_a_misfit(smoke
     # ppo-3p reads the behaviour record; a config without it cannot drop those inputs
     assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-3p"]) == 2
     assert "run.init_from 'ppo-3p': has behaviour=True, expected this config's False" in capsys.readouterr().err
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-wildcards"]) == 2
+    assert "run.init_from 'ppo-wildcards': trained on special cards (125 actions), expected a checkpoint of the " \
+        "standard game (2 actions)" in capsys.readouterr().err  # fmt: skip
     assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=nowhere"]) == 2
     assert "run.init_from: expected a checkpoint path or shipped name, got 'nowhere'" in capsys.readouterr().err
 

@@ -349,6 +349,12 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
     standard_in = ckpt.network_sizes(False, cfg.env.behaviour)[0]
     if special and tuple(weights["layers.0.weight"].shape)[1:] == (standard_in,):
         weights = widen_for_special(weights)
+    trained_actions = int(weights[f"layers.{len(weights) // 2 - 1}.weight"].shape[0])
+    if not special and trained_actions != n_out:
+        raise ConfigError(
+            f"run.init_from {spec!r}: trained on special cards ({trained_actions} actions), expected a checkpoint "
+            f"of the standard game ({n_out} actions) for this config's game (or set game.preset: wildcards)"
+        )
     sizes = [n_in, *cfg.ppo.net_arch, n_out]
     want = [(sizes[i + 1], sizes[i]) for i in range(len(sizes) - 1)]
     got = [tuple(weights[f"layers.{i}.weight"].shape) for i in range(len(weights) // 2)]
