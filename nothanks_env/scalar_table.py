@@ -5,6 +5,8 @@ The batched engine (:mod:`nothanks_env.vector`) plays no special cards, so confi
 contract is :class:`~nothanks_env.table.LearnerTable`'s: after :meth:`ScalarLearnerTable.reset` and after
 every :meth:`ScalarLearnerTable.step`, every game waits for its learner; games that end are recorded in
 a :class:`~nothanks_env.table.Finished` and dealt again at once, with seats from the ``seat`` callback.
+That bookkeeping (seats, counters, records, deals again) is :class:`~nothanks_env.table.LearnerTableBase`'s,
+shared with ``LearnerTable``; this module adds the scalar engines and the opponents' rounds over them.
 
 Opponents decide in rounds: every game whose seat to act is not the learner's moves once per round.
 A policy with ``act_observation(obs, mask)`` (a trained network) gets the round's observations of its
@@ -19,7 +21,6 @@ int8 of ``config.num_actions`` (125 with special cards).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -27,12 +28,12 @@ import numpy as np
 from nothanks_env import encoding as enc
 from nothanks_env.game import Game, GameConfig
 from nothanks_env.policy import Policy
-from nothanks_env.table import MAX_UNPLAYED, Finished, Seating
+from nothanks_env.table import Finished, LearnerTableBase, Seating
 
 SEED_BOUND = 2**63 - 1
 
 
-class ScalarLearnerTable:
+class ScalarLearnerTable(LearnerTableBase):
     """``num_games`` scalar games of one config, each with one learner seat (see the module docstring).
 
     Args:
@@ -48,7 +49,7 @@ class ScalarLearnerTable:
     Attributes:
         games: the ``B`` engines.
         rng: ``numpy.random.Generator`` of the deals (saved by self-play for resume).
-        learner, opponents, turns, started, opponent_decisions: as in :class:`~nothanks_env.table.LearnerTable`.
+        learner, opponents, turns, started, opponent_decisions: as in :class:`~nothanks_env.table.LearnerTableBase`.
     """
 
     def __init__(
@@ -68,24 +69,10 @@ class ScalarLearnerTable:
         self.config = config
         self.games = [Game(config) for _ in range(num_games)]
         self.rng = np.random.default_rng(seed)
-        self.num_games = num_games
-        self.num_players = config.num_players
-        self.chip_memory = chip_memory
-        self.behaviour = behaviour
-        self.on_finish = on_finish
-        self._policy, self._seat = policy, seat
-        self.learner = np.zeros(num_games, dtype=np.int64)
-        self.opponents = np.full((num_games, self.num_players), -1, dtype=np.int64)
-        self.turns = np.zeros(num_games, dtype=np.int64)
-        self.started = np.zeros(num_games, dtype=np.float64)
-        self.opponent_decisions = 0
-        self._unplayed = np.zeros(num_games, dtype=np.int64)
-        self._found: list[Finished] = []
-
-    def reset(self) -> None:
-        """Deal every game afresh and play the opponents up to each learner's first decision."""
-        self.new_games(np.ones(self.num_games, dtype=bool))
-        self.advance()
+        super().__init__(
+            num_games, config.num_players, policy=policy, seat=seat, chip_memory=chip_memory, behaviour=behaviour,
+            on_finish=on_finish,
+        )  # fmt: skip
 
     def step(self, actions: np.ndarray) -> Finished:
         """The learner acts in every game (ids of :data:`nothanks_env.game.ACTION_PIECES`); then the opponents.
@@ -103,11 +90,7 @@ class ScalarLearnerTable:
         for i, g in enumerate(self.games):
             g.step(int(acts[i]))
             ended[i] = g.is_over
-        self.turns += 1
-        self._unplayed[:] = 0
-        if ended.any():
-            self._finish(ended)
-        return self.advance()
+        return self._after_learner(np.ones(self.num_games, dtype=bool), ended)
 
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """The learner's observation and legal actions in every game (each is at the learner's turn).
@@ -117,21 +100,16 @@ class ScalarLearnerTable:
         """
         return self._encode(np.arange(self.num_games), self.learner, self.chip_memory, self.behaviour)
 
-    def new_games(self, mask: np.ndarray, *, learner: np.ndarray | None = None, opponents: np.ndarray | None = None):
+    def new_games(
+        self, mask: np.ndarray, *, learner: np.ndarray | None = None, opponents: np.ndarray | None = None
+    ) -> None:
         """Deal and seat new games in the rows ``mask`` selects (bool (B,)); fixed seats replace the draw."""
         idx = np.flatnonzero(mask)
         if len(idx) == 0:
             return
         for i in idx.tolist():
             self.games[i].reset(seed=int(self.rng.integers(SEED_BOUND)))
-        if learner is None:
-            learner, opponents = self._seat(idx)
-        opponents = np.array(opponents, dtype=np.int64)
-        opponents[np.arange(len(idx)), learner] = -1
-        self.learner[idx] = learner
-        self.opponents[idx] = opponents
-        self.turns[idx] = 0
-        self.started[idx] = time.time()
+        self._seat_games(idx, learner, opponents)
 
     def advance(self) -> Finished:
         """Step the opponents of every game until each waits for its learner; deal again what ends."""
@@ -161,8 +139,7 @@ class ScalarLearnerTable:
             self.opponent_decisions += len(idx)
             if ended.any():
                 self._finish(ended)
-        found, self._found = self._found, []
-        return Finished.concat(found, self.num_players)
+        return self._take_finished()
 
     def _encode(
         self, rows: np.ndarray, seats: np.ndarray, chip_memory: bool, behaviour: bool
@@ -175,26 +152,5 @@ class ScalarLearnerTable:
             mask[k, list(view.legal_actions)] = 1
         return obs, mask
 
-    def _finish(self, ended: np.ndarray) -> None:
-        rows = np.flatnonzero(ended & (self.turns > 0))
-        if len(rows):
-            fin = Finished(
-                rows=rows,
-                learner=self.learner[rows].copy(),
-                penalties=np.array([self.games[i].final_penalties() for i in rows.tolist()], dtype=np.int64),
-                opponents=self.opponents[rows].copy(),
-                turns=self.turns[rows].copy(),
-                started=self.started[rows].copy(),
-            )
-            self._found.append(fin)
-            if self.on_finish is not None:
-                self.on_finish(fin)
-        unplayed = ended & (self.turns == 0)
-        self._unplayed[unplayed] += 1
-        if (self._unplayed >= MAX_UNPLAYED).any():
-            row = int(np.flatnonzero(self._unplayed >= MAX_UNPLAYED)[0])
-            raise RuntimeError(
-                f"game {row}: expected the learner to act in some game, got {MAX_UNPLAYED} games in a row that "
-                "ended before its first decision"
-            )
-        self.new_games(ended)
+    def _final_penalties(self, rows: np.ndarray) -> np.ndarray:
+        return np.array([self.games[i].final_penalties() for i in rows.tolist()], dtype=np.int64)

@@ -18,6 +18,10 @@ Who sits where, and how deals are drawn, is left to the two callbacks, so that t
 :class:`nothanks_env.gym_vector.NoThanksVectorEnv` (fixed opponents, one RNG per game) and
 ``training.vec_env.SelfPlayVecEnv`` (opponents drawn from a league, one RNG per table).
 
+The bookkeeping of seats, per-game counters, :class:`Finished` records and deals again is
+:class:`LearnerTableBase`'s, which :class:`~nothanks_env.scalar_table.ScalarLearnerTable` (scalar games with
+special cards) shares with :class:`LearnerTable`.
+
 Units: one *learner step* is one learner decision in each selected game; one *opponent decision* is one
 opponent action in one game (:attr:`LearnerTable.opponent_decisions` counts them).
 """
@@ -25,6 +29,7 @@ opponent action in one game (:attr:`LearnerTable.opponent_decisions` counts them
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -156,7 +161,140 @@ class Finished:
         return Finished(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields), observation=obs)
 
 
-class LearnerTable:
+class LearnerTableBase(ABC):
+    """What every learner table keeps, whatever its engine: seats, per-game counters and finished-game records.
+
+    The bookkeeping shared by :class:`LearnerTable` (the batched engine) and
+    :class:`~nothanks_env.scalar_table.ScalarLearnerTable` (scalar games with special cards). A subclass owns
+    its engine: it deals (:meth:`new_games`, which seats through :meth:`_seat_games`), steps the learner
+    (its ``step`` ends with :meth:`_after_learner`) and the opponents (:meth:`advance`, which ends with
+    :meth:`_take_finished`), and reads the final penalties (:meth:`_final_penalties`) and, optionally, the
+    learner's final observations (:meth:`_final_observations`) of ended games.
+
+    Args:
+        num_games: games ``B``.
+        num_players: seats ``P`` per game.
+        policy: resolves an opponent id to its policy.
+        seat: draws the seats of new games (see :data:`Seating`).
+        chip_memory: how the learner's observations are encoded.
+        behaviour: append each seat's public pass/take record to the learner's observations.
+        on_finish: called with each :class:`Finished` record as games end, before their rows are dealt again.
+
+    Attributes:
+        learner: int64 (B,), the learner's seat in each game.
+        opponents: int64 (B, P), the opponent id of each seat, -1 at the learner's.
+        turns: int64 (B,), learner decisions so far in each game.
+        started: float64 (B,), ``time.time()`` of each game's deal.
+        opponent_decisions: opponent actions taken so far, all games together.
+    """
+
+    _UNPLAYED_HINT = ""
+    """Appended to the error after :data:`MAX_UNPLAYED` unplayed games in a row: a guess at the cause."""
+
+    def __init__(
+        self,
+        num_games: int,
+        num_players: int,
+        *,
+        policy: Callable[[int], Policy],
+        seat: Seating,
+        chip_memory: bool,
+        behaviour: bool,
+        on_finish: Callable[[Finished], None] | None,
+    ) -> None:
+        self.num_games = num_games
+        self.num_players = num_players
+        self.chip_memory = chip_memory
+        self.behaviour = behaviour
+        self.on_finish = on_finish
+        self._policy, self._seat = policy, seat
+        self.learner = np.zeros(num_games, dtype=np.int64)
+        self.opponents = np.full((num_games, num_players), -1, dtype=np.int64)
+        self.turns = np.zeros(num_games, dtype=np.int64)
+        self.started = np.zeros(num_games, dtype=np.float64)
+        self.opponent_decisions = 0
+        self._unplayed = np.zeros(num_games, dtype=np.int64)
+        self._found: list[Finished] = []
+
+    def reset(self) -> None:
+        """Deal every game afresh and play the opponents up to each learner's first decision."""
+        self.new_games(np.ones(self.num_games, dtype=bool))
+        self.advance()
+
+    @abstractmethod
+    def new_games(
+        self, mask: np.ndarray, *, learner: np.ndarray | None = None, opponents: np.ndarray | None = None
+    ) -> None:
+        """Deal and seat new games in the rows ``mask`` selects (bool (B,)); opponents do not act yet."""
+
+    @abstractmethod
+    def advance(self) -> Finished:
+        """Step the opponents of every game until each waits for its learner; deal again what ends."""
+
+    @abstractmethod
+    def _final_penalties(self, rows: np.ndarray) -> np.ndarray:
+        """int64 (k, P): every seat's final penalty in the ended games ``rows`` (int64 (k,))."""
+
+    def _final_observations(self, rows: np.ndarray) -> np.ndarray | None:
+        """float32 (k, obs_size): the learner's final observation in the ended games ``rows``; None (the
+        default) when the table does not record them."""
+        return None
+
+    # ---------------------------------------------------------------- for the subclasses
+    def _seat_games(self, idx: np.ndarray, learner: np.ndarray | None, opponents: np.ndarray | None) -> None:
+        """Seat the new games in rows ``idx`` (int64 (m,)) and zero their counters; fixed seats (``learner``
+        (m,) and ``opponents`` (m, P), both or neither) replace the ``seat`` callback's draw."""
+        if learner is None:
+            learner, opponents = self._seat(idx)
+        opponents = np.array(opponents, dtype=np.int64)
+        opponents[np.arange(len(idx)), learner] = -1
+        self.learner[idx] = learner
+        self.opponents[idx] = opponents
+        self.turns[idx] = 0
+        self.started[idx] = time.time()
+
+    def _after_learner(self, sel: np.ndarray, ended: np.ndarray) -> Finished:
+        """The end of every ``step``: count the learner's decision in the games ``sel`` (bool (B,)), record
+        and deal again the games ``ended`` (bool (B,)), then play the opponents (:meth:`advance`)."""
+        self.turns[sel] += 1
+        self._unplayed[sel] = 0
+        if ended.any():
+            self._finish(ended)
+        return self.advance()
+
+    def _take_finished(self) -> Finished:
+        """The end of :meth:`advance`: the games recorded since the step began, as one record."""
+        found, self._found = self._found, []
+        return Finished.concat(found, self.num_players)
+
+    def _finish(self, ended: np.ndarray) -> None:
+        """Record the games ``ended`` (bool (B,)) that the learner acted in, tell ``on_finish``, deal again."""
+        rows = np.flatnonzero(ended & (self.turns > 0))
+        if len(rows):
+            fin = Finished(
+                rows=rows,
+                learner=self.learner[rows].copy(),
+                penalties=self._final_penalties(rows),
+                opponents=self.opponents[rows].copy(),
+                turns=self.turns[rows].copy(),
+                started=self.started[rows].copy(),
+                observation=self._final_observations(rows),
+            )
+            self._found.append(fin)
+            if self.on_finish is not None:
+                self.on_finish(fin)
+        unplayed = ended & (self.turns == 0)
+        self._unplayed[unplayed] += 1
+        if (self._unplayed >= MAX_UNPLAYED).any():
+            row = int(np.flatnonzero(self._unplayed >= MAX_UNPLAYED)[0])
+            raise RuntimeError(
+                f"game {row}: expected the learner to act in some game, got {MAX_UNPLAYED} games in a row that "
+                f"ended before its first decision{self._UNPLAYED_HINT}"
+            )
+        self.new_games(ended)
+
+
+class LearnerTable(LearnerTableBase):
     """``num_games`` games (single deals or matches) of one config, each with one learner seat; opponents act batched.
 
     Args:
@@ -180,15 +318,13 @@ class LearnerTable:
 
     Attributes:
         game: the engine.
-        learner: int64 (B,), the learner's seat in each game.
-        opponents: int64 (B, P), the opponent id of each seat, -1 at the learner's.
-        turns: int64 (B,), learner decisions so far in each game.
-        started: float64 (B,), ``time.time()`` of each game's deal.
-        opponent_decisions: opponent actions taken so far, all games together.
+        learner, opponents, turns, started, opponent_decisions: as in :class:`LearnerTableBase`.
         seconds: wall seconds spent so far in ``engine`` (rule steps of every seat), ``opponents``
             (their policies, their observations' encoding included) and ``encoding`` (the learner's
             observations), for the self-play benchmark's breakdown.
     """
+
+    _UNPLAYED_HINT = " (do opponents take every card from a fixed starting seat?)"
 
     def __init__(
         self,
@@ -208,28 +344,15 @@ class LearnerTable:
         if behaviour and not record_behaviour:
             raise ValueError("record_behaviour: expected True when the learner reads the records (behaviour=True)")
         self.game = VectorGame(config, num_games, seed=seed, record_behaviour=record_behaviour)
-        self.num_games = num_games
-        self.num_players = config.num_players
-        self.chip_memory = chip_memory
-        self.behaviour = behaviour
+        super().__init__(
+            num_games, config.num_players, policy=policy, seat=seat, chip_memory=chip_memory, behaviour=behaviour,
+            on_finish=on_finish,
+        )  # fmt: skip
         self.final_observations = final_observations
-        self.on_finish = on_finish
-        self._policy, self._seat, self._deal = policy, seat, deal
-        self.learner = np.zeros(num_games, dtype=np.int64)
-        self.opponents = np.full((num_games, self.num_players), -1, dtype=np.int64)
-        self.turns = np.zeros(num_games, dtype=np.int64)
-        self.started = np.zeros(num_games, dtype=np.float64)
-        self.opponent_decisions = 0
+        self._deal = deal
         self.seconds = {"engine": 0.0, "opponents": 0.0, "encoding": 0.0}
-        self._unplayed = np.zeros(num_games, dtype=np.int64)
-        self._found: list[Finished] = []
 
     # ---------------------------------------------------------------- the learner's API
-    def reset(self) -> None:
-        """Deal every game afresh and play the opponents up to each learner's first decision."""
-        self.new_games(np.ones(self.num_games, dtype=bool))
-        self.advance()
-
     def step(self, actions: np.ndarray, which: np.ndarray | None = None) -> Finished:
         """The learner acts in every game (or in the games ``which`` selects); then the opponents play.
 
@@ -250,11 +373,7 @@ class LearnerTable:
         t = time.perf_counter()
         ended = self.game.step(actions, which=sel)
         self.seconds["engine"] += time.perf_counter() - t
-        self.turns[sel] += 1
-        self._unplayed[sel] = 0
-        if ended.any():
-            self._finish(ended)
-        return self.advance()
+        return self._after_learner(sel, ended)
 
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """The learner's observation and legal actions in every game (each is at the learner's turn).
@@ -292,14 +411,7 @@ class LearnerTable:
         if deck is None and self._deal is not None:
             deck, removed_hidden, first_seat = self._deal(idx)
         self.game.reset_games(mask, deck=deck, removed_hidden=removed_hidden, first_seat=first_seat)
-        if learner is None:
-            learner, opponents = self._seat(idx)
-        opponents = np.array(opponents, dtype=np.int64)
-        opponents[np.arange(len(idx)), learner] = -1
-        self.learner[idx] = learner
-        self.opponents[idx] = opponents
-        self.turns[idx] = 0
-        self.started[idx] = time.time()
+        self._seat_games(idx, learner, opponents)
 
     def advance(self) -> Finished:
         """Step the opponents of every game until each waits for its learner; deal again what ends.
@@ -323,34 +435,12 @@ class LearnerTable:
             self.seconds["engine"] += time.perf_counter() - t1
             if ended.any():
                 self._finish(ended)
-        found, self._found = self._found, []
-        return Finished.concat(found, self.num_players)
+        return self._take_finished()
 
-    def _finish(self, ended: np.ndarray) -> None:
-        rows = np.flatnonzero(ended & (self.turns > 0))
-        if len(rows):
-            fin = Finished(
-                rows=rows,
-                learner=self.learner[rows].copy(),
-                penalties=self.game.final_penalties()[rows],
-                opponents=self.opponents[rows].copy(),
-                turns=self.turns[rows].copy(),
-                started=self.started[rows].copy(),
-                observation=(
-                    encode_batch(self.game.final_view(rows, self.learner[rows]), self.chip_memory, self.behaviour)
-                    if self.final_observations
-                    else None
-                ),
-            )
-            self._found.append(fin)
-            if self.on_finish is not None:
-                self.on_finish(fin)
-        unplayed = ended & (self.turns == 0)
-        self._unplayed[unplayed] += 1
-        if (self._unplayed >= MAX_UNPLAYED).any():
-            row = int(np.flatnonzero(self._unplayed >= MAX_UNPLAYED)[0])
-            raise RuntimeError(
-                f"game {row}: expected the learner to act in some game, got {MAX_UNPLAYED} games in a row that "
-                "ended before its first decision (do opponents take every card from a fixed starting seat?)"
-            )
-        self.new_games(ended)
+    def _final_penalties(self, rows: np.ndarray) -> np.ndarray:
+        return self.game.final_penalties()[rows]
+
+    def _final_observations(self, rows: np.ndarray) -> np.ndarray | None:
+        if not self.final_observations:
+            return None
+        return encode_batch(self.game.final_view(rows, self.learner[rows]), self.chip_memory, self.behaviour)

@@ -48,6 +48,8 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecEnv
 
+from training.learning.vec_env import BatchVecEnv
+
 HUGE_NEG = -1e8
 """The logit of an illegal action, as in sb3_contrib's MaskableCategorical."""
 BREAKDOWN = ("engine", "opponents", "encoding", "learner_forward", "glue", "wait", "buffer", "update")
@@ -231,12 +233,13 @@ def _recv(conn: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- the learner's side
-class CollectorEnv(VecEnv):
+class CollectorEnv(BatchVecEnv):
     """The learner's handle on the collector process, shaped as the SB3 ``VecEnv`` it stands for.
 
     It has the env's spaces and ``num_envs`` and can ``reset``; stepping happens in the collector, a
     rollout at a time (:meth:`start_collect`, :meth:`finish_collect`), driven by
-    :class:`OverlappedMaskablePPO`. ``pool`` is a :class:`PoolProxy`.
+    :class:`OverlappedMaskablePPO`. ``pool`` is a :class:`PoolProxy`. The rest of the ``VecEnv`` API is
+    :class:`~training.learning.vec_env.BatchVecEnv`'s (the env is seeded from the config, in the collector).
 
     Args:
         cfg: the run's :class:`~training.learning.config.Config`; the collector builds its pool and env from it.
@@ -336,23 +339,6 @@ class CollectorEnv(VecEnv):
             except CollectorError:
                 pass
         self._finalizer()
-
-    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        if attr_name == "render_mode":
-            return [None] * len(list(self._get_indices(indices)))
-        raise AttributeError(f"CollectorEnv has no per-env attribute {attr_name!r}")
-
-    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        raise AttributeError(f"CollectorEnv has no per-env attribute {attr_name!r}")
-
-    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
-        raise AttributeError(f"CollectorEnv has no per-env method {method_name!r}")
-
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False] * len(list(self._get_indices(indices)))
-
-    def seed(self, seed: int | None = None) -> list[int | None]:
-        return [None] * self.num_envs  # seeded from the config in the collector
 
 
 class PoolProxy:

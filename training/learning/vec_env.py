@@ -42,14 +42,51 @@ from nothanks_env.scalar_table import ScalarLearnerTable
 from nothanks_env.table import Finished, LearnerTable
 from training.learning.pool import Member, OpponentPool, Weighting, pfsp_weight
 
-__all__ = ["Member", "OpponentPool", "Reward", "SelfPlayVecEnv", "Weighting", "pfsp_weight"]
+__all__ = ["BatchVecEnv", "Member", "OpponentPool", "Reward", "SelfPlayVecEnv", "Weighting", "pfsp_weight"]
 
 Reward = Literal["win_share", "penalty_diff"]
 """Self-play reward modes (:data:`nothanks_env.outcome.SELFPLAY_REWARDS`); ``"win"`` is a deprecated alias of
 ``"win_share"``."""
 
 
-class SelfPlayVecEnv(VecEnv):
+class BatchVecEnv(VecEnv):
+    """An SB3 ``VecEnv`` that is one object over all its slots, with no per-slot gym env to reach into.
+
+    The ``VecEnv`` boilerplate of such an env, held once for :class:`SelfPlayVecEnv` and
+    :class:`training.learning.collector.CollectorEnv`: no per-env attribute but ``render_mode`` (None, so
+    SB3 renders nothing), no per-env method, no wrapper, no reseeding after construction, nothing to close.
+    A subclass with a per-env attribute or method (``action_masks``) answers it in its own :meth:`get_attr`
+    or :meth:`env_method` and hands every other name to these, which raise ``AttributeError`` naming the
+    subclass. ``reset``, ``step_async`` and ``step_wait`` are the subclass's.
+    """
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        if attr_name == "render_mode":
+            return [None] * self._count(indices)
+        raise AttributeError(f"{type(self).__name__} has no per-env attribute {attr_name!r}")
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        raise AttributeError(f"{type(self).__name__} has no per-env attribute {attr_name!r}")
+
+    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
+        raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * self._count(indices)
+
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        """Nothing: the slots are seeded once, when the env is built (reseeding mid-run would break resume)."""
+        return [None] * self.num_envs
+
+    def close(self) -> None:
+        """Nothing to release (a subclass that holds a process overrides this)."""
+
+    def _count(self, indices: Any) -> int:
+        """How many slots ``indices`` (None: all, an int, or a sequence of ints) names."""
+        return len(list(self._get_indices(indices)))
+
+
+class SelfPlayVecEnv(BatchVecEnv):
     """SB3 ``VecEnv``: ``games_per_count`` learner slots for each player count, opponents from ``pool``.
 
     A thin adapter over one :class:`~nothanks_env.table.LearnerTable` per player count (the machinery of
@@ -184,34 +221,20 @@ class SelfPlayVecEnv(VecEnv):
         """Legal actions of every learner slot: bool (num_envs, 2), column 0 PASS, 1 TAKE."""
         return self._masks
 
-    def close(self) -> None:
-        pass
-
     def prune_pool(self) -> None:
         """Drop the snapshots beyond the pool's limit that no game still seats (:meth:`OpponentPool.prune`)."""
         self.pool.prune(np.concatenate([t.opponents.ravel() for t in self.tables]))
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        if attr_name == "render_mode":
-            return [None] * len(list(self._get_indices(indices)))
         if attr_name == "action_masks":
-            return [self.action_masks] * len(list(self._get_indices(indices)))
-        raise AttributeError(f"SelfPlayVecEnv has no per-env attribute {attr_name!r}")
-
-    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        raise AttributeError(f"SelfPlayVecEnv has no per-env attribute {attr_name!r}")
+            return [self.action_masks] * self._count(indices)
+        return super().get_attr(attr_name, indices)
 
     def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
         if method_name == "action_masks":
             idx = list(self._get_indices(indices))
             return list(self._masks[idx])
-        raise AttributeError(f"SelfPlayVecEnv has no per-env method {method_name!r}")
-
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False] * len(list(self._get_indices(indices)))
-
-    def seed(self, seed: int | None = None) -> list[int | None]:
-        return [None] * self.num_envs  # seeded at construction; reseeding mid-run would break resume
+        return super().env_method(method_name, *args, indices=indices, **kwargs)
 
     def force_deal(
         self,
