@@ -77,7 +77,7 @@ def test_overrides_and_dotted_flags():
         ("eval: {best_metric: search}", "eval.best_metric: expected 'min' or one of"),
         ("ppo: {batch_size: 100000}", "ppo.batch_size: expected <= rollout size"),
         ("- just\n- a list", "expected a mapping"),
-        ("ppo: [unclosed", "not valid YAML"),
+        ("ppo: [unclosed", "not valid YAML: line 1, column 15: expected ',' or ']', but got '<stream end>'"),
         ("run: 5\n# pasted\nrun:\n  seed: 3\n", "line 3: key 'run' written twice in one mapping (first at line 1)"),
         (
             "ppo:\n  n_epochs: 2\n  n_epochs: 3\n",

@@ -484,7 +484,7 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
         try:
             value = yaml.safe_load(raw) if raw != "" else ""
         except yaml.YAMLError as e:
-            raise ConfigError(f"override {key}: value {raw!r} is not valid YAML: {e}") from e
+            raise ConfigError(f"override {key}: value {raw!r} is not valid YAML: {_yaml_problem(e)}") from e
         node = tree
         *parents, leaf = key.split(".")
         for p in parents:
@@ -516,6 +516,15 @@ def _plain(v: Any) -> Any:
 
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _yaml_problem(e: yaml.YAMLError) -> str:
+    """One line for a YAML error: where (1-based line and column) and what, without PyYAML's excerpt lines."""
+    mark = getattr(e, "problem_mark", None)
+    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    context = getattr(e, "context", None)
+    return f"{where}{problem}" + (f" ({context})" if context else "")
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -562,7 +571,7 @@ def load_config(
     except ConfigError as e:
         raise ConfigError(f"config file {path}: {e}") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"config file {path} is not valid YAML: {e}") from e
+        raise ConfigError(f"config file {path} is not valid YAML: {_yaml_problem(e)}") from e
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path}: expected a mapping of sections, got {type(data).__name__}")
     source = str(path) + (f" with overrides {overrides}" if overrides else "")
