@@ -17,7 +17,7 @@ import difflib
 import re
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -516,6 +516,20 @@ def _plain(v: Any) -> Any:
 
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def changed_key(saved: Mapping[str, Any], mine: Mapping[str, Any], keys: Sequence[str]) -> tuple[str, Any, Any] | None:
+    """The first dotted key of ``keys`` whose value in ``saved`` (a run's dumped config) is set and differs
+    in ``mine``, as ``(key, saved value, my value)``; None if none does. Used to refuse a resume that
+    changes what a checkpoint was trained with."""
+    for key in keys:
+        a: Any = saved
+        b: Any = mine
+        for part in key.split("."):
+            a, b = (a or {}).get(part), (b or {}).get(part)
+        if a is not None and a != b:
+            return key, a, b
+    return None
 
 
 def _yaml_problem(e: yaml.YAMLError) -> str:

@@ -47,7 +47,14 @@ from nothanks_env import encoding as enc
 from nothanks_env.game import BID0, MAX_BID
 from training import checkpoints as ckpt
 from training.learning import runs
-from training.learning.config import Config, ConfigError, dump_config, load_config, split_dotted_flags
+from training.learning.config import (
+    Config,
+    ConfigError,
+    changed_key,
+    dump_config,
+    load_config,
+    split_dotted_flags,
+)
 from training.learning.reporting import learning_curve, sb3_logger, summary_table
 
 STEP_DIR = "step_"
@@ -284,17 +291,13 @@ def check_resume(cfg: Config, meta: dict[str, Any], checkpoint: Path) -> None:
     Raises:
         ConfigError: naming the key, the run's value and the value received.
     """
-    saved = meta.get("config") or {}
-    mine = cfg.model_dump(mode="json")
-    for key in RESUME_FIXED:
-        a, b = saved, mine
-        for part in key.split("."):
-            a, b = (a or {}).get(part), (b or {}).get(part)
-        if a is not None and a != b:
-            raise ConfigError(
-                f"--resume: {key}: expected the run's {a!r} (checkpoint {checkpoint.name} was trained with it; "
-                f"start a new run, or warm-start one with run.init_from), got {b!r}"
-            )
+    changed = changed_key(meta.get("config") or {}, cfg.model_dump(mode="json"), RESUME_FIXED)
+    if changed is not None:
+        key, a, b = changed
+        raise ConfigError(
+            f"--resume: {key}: expected the run's {a!r} (checkpoint {checkpoint.name} was trained with it; "
+            f"start a new run, or warm-start one with run.init_from), got {b!r}"
+        )
 
 
 def finished_at(run_dir: Path) -> int | None:

@@ -63,7 +63,7 @@ from ray.rllib.utils.metrics import (
 
 from training import checkpoints as ckpt
 from training.learning import runs
-from training.learning.config import ConfigError, dump_config, load_config, split_dotted_flags
+from training.learning.config import ConfigError, changed_key, dump_config, load_config, split_dotted_flags
 from training.scale.rllib_config import DEFAULT_RLLIB_CONFIG, LEARNER, RLlibConfig
 
 __all__ = ["RLlibConfig", "RLlibTrainer", "SnapshotCallback", "algorithm_config", "export", "main", "map_seat"]
@@ -226,16 +226,13 @@ def check_resume(cfg: RLlibConfig, state: dict[str, Any], checkpoint: Path) -> N
     Raises:
         ConfigError: naming the key, the run's value and the value received.
     """
-    saved, mine = state.get("config") or {}, cfg.model_dump(mode="json")
-    for key in RESUME_FIXED:
-        a, b = saved, mine
-        for part in key.split("."):
-            a, b = (a or {}).get(part), (b or {}).get(part)
-        if a is not None and a != b:
-            raise ConfigError(
-                f"--resume: {key}: expected the run's {a!r} (RLlib checkpoint {checkpoint.name} was trained "
-                f"with it; start a new run), got {b!r}"
-            )
+    changed = changed_key(state.get("config") or {}, cfg.model_dump(mode="json"), RESUME_FIXED)
+    if changed is not None:
+        key, a, b = changed
+        raise ConfigError(
+            f"--resume: {key}: expected the run's {a!r} (RLlib checkpoint {checkpoint.name} was trained "
+            f"with it; start a new run), got {b!r}"
+        )
 
 
 def latest_rllib_checkpoint(path: Path) -> Path:
