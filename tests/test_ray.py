@@ -336,7 +336,7 @@ def test_rllib_resume_refuses_a_changed_network(rllib_run, key, value, message, 
     [
         ([RLLIB_SMOKE, "--set", "game.num_players=[3,4]"], "game.num_players: expected one player count, got [3, 4]"),
         ([RLLIB_SMOKE, "--set", "game.preset=wildcards"], "the RLlib path plays pass/take only"),
-        ([RLLIB_SMOKE, "--set", "env.behaviour=maybe"], "env.behaviour: Input should be a valid boolean"),
+        ([RLLIB_SMOKE, "--set", "env.behaviour=maybe"], "env.behaviour: expected true or false, got 'maybe'"),
         ([RLLIB_SMOKE, "--set", "ppo.minibatch_size=99999"], "expected <= train_batch_size 256"),
         ([RLLIB_SMOKE, "--set", "pool.snapshotz=2"], "pool.snapshotz: unknown key"),
         (["--export", "nowhere"], "--export: expected --out DIR"),
