@@ -87,6 +87,13 @@ class Policy:
         return f"<{type(self).__name__} {self.name}>"
 
 
+def special_cards_only(policy: object) -> bool:
+    """True for a policy that plays only configs with special cards: a network trained on them, whose
+    ``num_actions`` (125) is more than the standard game's PASS/TAKE. Policies without the attribute play
+    standard tables."""
+    return getattr(policy, "num_actions", 2) != 2
+
+
 def supported_player_counts(policy: object) -> tuple[int, ...] | None:
     """The table sizes a policy says it plays, or None if it plays any.
 

@@ -69,7 +69,7 @@ import numpy as np
 
 from nothanks_env.game import Deal, Game, GameConfig
 from nothanks_env.outcome import ranks, win_shares
-from nothanks_env.policy import Policy, check_player_count
+from nothanks_env.policy import Policy, check_player_count, special_cards_only
 from nothanks_env.table import act_grouped
 from nothanks_env.vector import VectorGame, deal_cards, deal_matches  # noqa: F401 - deal_cards re-exported
 from training.variants import add_variant_arguments, variant_config
@@ -157,7 +157,7 @@ def check_plays(policies: Sequence[Policy], config: GameConfig) -> None:
     with ``plays_special_cards``: ``random`` and ``heuristic`` among the baselines; a network trained on them,
     with its 125 actions, plays no standard table)."""
     if not config.special_cards:
-        special_only = [getattr(p, "name", type(p).__name__) for p in policies if getattr(p, "num_actions", 2) != 2]
+        special_only = [getattr(p, "name", type(p).__name__) for p in policies if special_cards_only(p)]
         if special_only:
             raise ValueError(
                 f"policies: expected policies that play pass/take (a standard table), got {special_only} trained "

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TextIO
 
 from nothanks_env.game import BID0, DELETE0, DROP, PASS, TAKE, VALUE0, Game, RuleError, SeatView
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, special_cards_only
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
 from nothanks_env.vector import BatchView
@@ -459,7 +459,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
             f"--opponents: expected policies that play special cards at --preset {args.preset} (random, heuristic "
             f"or a checkpoint trained on them), got {unable} that play only pass/take"
         )
-    only_special = [s for i, s in zip(others, specs) if not special and getattr(opponents[i], "num_actions", 2) != 2]
+    only_special = [s for i, s in zip(others, specs) if not special and special_cards_only(opponents[i])]
     if only_special:
         parser.error(
             f"--opponents: expected policies that play pass/take at --preset {args.preset}, got {only_special} "

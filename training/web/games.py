@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from nothanks_env.baselines import BASELINES
 from nothanks_env.game import Deal, Game, GameConfig, HistoryEntry, IllegalActionError, describe_action
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, special_cards_only
 from nothanks_env.records import GameRecord, record_from_game
 from nothanks_env.vector import BatchView
 from training.people.play import default_seat
@@ -111,7 +111,7 @@ class PolicyCatalog:
         policy = load_policy(spec)
         want = getattr(policy, "num_players", None)
         special = bool(getattr(policy, "plays_special_cards", False))
-        only = getattr(policy, "num_actions", 2) != 2
+        only = special_cards_only(policy)
         self.policies[spec] = PolicyInfo(
             spec, kind, description, want if isinstance(want, int) else None, special, only
         )
