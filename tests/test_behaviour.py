@@ -223,3 +223,34 @@ def test_self_play_keeps_records_only_when_someone_reads_them():
     assert tables(False, "heuristic") == [False]
     assert tables(True, "heuristic") == [True]
     assert tables(False, "ppo-3p") == [True]  # a pool member that reads them
+
+
+def test_threshold_range_is_what_a_threshold_bot_could_have_done():
+    from nothanks_env.baselines.search import threshold_range
+
+    view = BatchView.from_game(scripted_game())
+    lo, hi = threshold_range(view.behaviour[0])
+    # s0 passed at cost 20 and s1 at 19 (T below that, the default low bound 0); s2 took at cost 18 but
+    # passed at 0: no threshold fits, so the band between
+    assert lo.tolist() == [0, 0, -1] and hi.tolist() == [19, 18, 18]
+    f = {name: i for i, name in enumerate(BEHAVIOUR_FIELDS)}
+    rec = np.zeros((3, len(BEHAVIOUR_FIELDS)), dtype=np.int64)
+    rec[0, [f["free_takes"], f["take_cost_max"]]] = (2, 20)  # took at 20, never passed: T >= 20
+    rec[1, [f["passes"], f["pass_cost_min"]]] = (3, -6)  # passed at -6, never took: T <= -7
+    rec[2, [f["passes"], f["pass_cost_min"], f["free_takes"], f["take_cost_max"]]] = (1, 5, 1, 2)  # 2 <= T <= 4
+    lo, hi = threshold_range(rec, (0, 14))
+    assert lo.tolist() == [20, -7, 2] and hi.tolist() == [20, -7, 4]
+
+
+def test_search_with_fit_T_models_thresholds_inside_each_seats_range():
+    from nothanks_env.baselines.search import SearchPolicy, threshold_range
+
+    view = BatchView.from_game(scripted_game())
+    lo, hi = threshold_range(view.behaviour[0])
+    fitted = SearchPolicy(iters=256, fit_T=True, seed=0)._draw_T(view, np.array([0]))
+    assert fitted.shape == (1, 256, 3)
+    for seat in range(3):
+        assert fitted[0, :, seat].min() == lo[seat] and fitted[0, :, seat].max() == hi[seat]
+    blind = SearchPolicy(iters=256, seed=0)._draw_T(view, np.array([0]))
+    assert blind.min() == 0 and blind.max() == 14  # model_T, whatever the records say
+    assert SearchPolicy(iters=4, fit_T=True).name == "search:iters=4,fit_T=True"

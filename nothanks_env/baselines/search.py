@@ -13,7 +13,11 @@ Decision rule, for each acting seat that may choose (at 0 chips it takes):
    heuristic; any policy, e.g. a trained network). Each opponent is modelled, per world, by the opponent
    model (default: the rollout policy) with probability ``p_model``, otherwise by a threshold bot with T
    drawn uniformly from ``model_T``: it cannot know how its opponents play, and a single model made it
-   over-fit (against threshold bots it then lost to the heuristic).
+   over-fit (against threshold bots it then lost to the heuristic). With ``fit_T`` (and a view that carries
+   the pass/take records, :attr:`~nothanks_env.vector.BatchView.behaviour`), an opponent's T is drawn
+   from the range its record of this deal allows instead (:func:`threshold_range`): a threshold bot took
+   at cost ``take_cost_max`` and passed at ``pass_cost_min``, so its T is in ``[take_cost_max,
+   pass_cost_min - 1]``; a record no threshold fits (a noisy or a cleverer player) gives the band between.
 3. Utility of a finished world = its win share (a k-way tie gives 1/k) + ``margin_weight`` × (mean
    opponent penalty − own penalty), in penalty points; the margin term breaks the many ties of win share
    with a low-variance signal.
@@ -44,7 +48,7 @@ import numpy as np
 from nothanks_env.baselines.heuristic import HeuristicPolicy, estimated_chips
 from nothanks_env.baselines.simple import forced, own_take_delta
 from nothanks_env.encoding import encode_batch
-from nothanks_env.game import PASS, TAKE, GameConfig
+from nothanks_env.game import BEHAVIOUR_FIELDS, PASS, TAKE, GameConfig
 from nothanks_env.outcome import PENALTY_DIFF_SCALE, reward_values_batch, win_shares
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView, VectorGame
@@ -68,6 +72,8 @@ class SearchPolicy(Policy):
             ``model`` is given (default ``HeuristicPolicy()``). On a command line: ``rollout=SPEC``.
         model: policy that models the opponents (with probability ``p_model`` per world and seat); default
             the rollout policy. On a command line: ``model=SPEC``.
+        fit_T: draw each opponent's threshold T from the range its pass/take record allows
+            (:func:`threshold_range`) instead of uniformly from ``model_T``.
         seed: seed of :attr:`rng`, which draws every world.
 
     Raises:
@@ -89,6 +95,7 @@ class SearchPolicy(Policy):
         confident: float = 1.0,
         rollout: Policy | None = None,
         model: Policy | None = None,
+        fit_T: bool = False,
         seed: int | None = None,
     ) -> None:
         super().__init__(seed)
@@ -102,10 +109,11 @@ class SearchPolicy(Policy):
         self.model_T = model_T
         self.max_worlds = max_worlds
         self.confident = confident
+        self.fit_T = fit_T
         self.rollout = rollout if rollout is not None else HeuristicPolicy()
         self.model = model if model is not None else self.rollout
         given = dict(iters=iters, chip_memory=chip_memory, margin_weight=margin_weight, p_model=p_model)
-        given |= dict(min_z=min_z, model_T=model_T, confident=confident)
+        given |= dict(min_z=min_z, model_T=model_T, confident=confident, fit_T=fit_T)
         defaults = {k: p.default for k, p in inspect.signature(SearchPolicy).parameters.items()}
         parts = [f"{k}={v}" for k, v in given.items() if v != defaults[k]]
         for key, pol in (("rollout", rollout), ("model", model)):
@@ -149,6 +157,17 @@ class SearchPolicy(Policy):
             reads = any(getattr(pol, "behaviour", False) for pol in (self.rollout, self.model))
             self._games[key] = VectorGame(config, key[1], seed=0, record_behaviour=reads)  # records cost time
         return self._games[key]
+
+    def _draw_T(self, view: BatchView, idx: np.ndarray) -> np.ndarray:
+        """Each world's threshold T for each seat modelled as a threshold bot: int64 (m, iters, P).
+
+        Uniform over ``model_T``, or with :attr:`fit_T` over the range each seat's record allows.
+        """
+        shape = (len(idx), self.iters, view.num_players)
+        if self.fit_T and view.behaviour is not None:
+            lo, hi = threshold_range(view.behaviour[idx], self.model_T)  # (m, P) each
+            return lo[:, None, :] + self.rng.integers(0, (hi - lo + 1)[:, None, :], shape)
+        return self.rng.integers(self.model_T[0], self.model_T[1] + 1, shape)
 
     def _take_gain(self, view: BatchView, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mean utility gain of TAKE over PASS for rows ``idx`` and its z-score: float64 (m,), (m,)."""
@@ -209,7 +228,7 @@ class SearchPolicy(Policy):
         as_rollout = self.rng.random((m, k, p)) < self.p_model
         as_rollout[np.arange(m), :, view.seat[idx]] = True
         as_rollout = twice(as_rollout)
-        t_model = twice(self.rng.integers(self.model_T[0], self.model_T[1] + 1, (m, k, p)))
+        t_model = twice(self._draw_T(view, idx))
         actions = np.zeros(vg.num_games, dtype=np.int64)
         actions[:n] = np.tile(np.repeat(np.array([PASS, TAKE]), k), m)
         vg.step(actions)
@@ -240,3 +259,27 @@ class SearchPolicy(Policy):
         state = self.__dict__.copy()
         state["_games"] = {}  # world buffers are rebuilt on demand; do not ship them to worker processes
         return state
+
+
+def threshold_range(record: np.ndarray, default: tuple[int, int] = (0, 14)) -> tuple[np.ndarray, np.ndarray]:
+    """The thresholds T a seat's pass/take record allows: int64 ``(lo, hi)``, each of shape ``record.shape[:-1]``.
+
+    A threshold bot takes iff cost ≤ T (cost = Δ(c) − pot, penalty points), so one that took freely at cost
+    ``take_cost_max`` and passed at ``pass_cost_min`` has ``take_cost_max ≤ T ≤ pass_cost_min − 1``. A side
+    with no evidence yet (no free take, or no pass) is the ``default`` bound, widened to meet the other side.
+    When no T fits (it passed at a cost below one it took at: a noisy or a cleverer player), the range is the
+    band between the two, ``[pass_cost_min − 1, take_cost_max]``.
+
+    Args:
+        record: int (..., len(BEHAVIOUR_FIELDS)) in the order of :data:`nothanks_env.game.BEHAVIOUR_FIELDS`.
+        default: inclusive (low, high) bounds of T used where the record says nothing.
+    """
+    field = BEHAVIOUR_FIELDS.index
+    passes, free_takes = record[..., field("passes")], record[..., field("free_takes")]
+    take_cost_max, pass_cost_min = record[..., field("take_cost_max")], record[..., field("pass_cost_min")]
+    took, passed = free_takes > 0, passes > 0
+    upper = np.where(passed, pass_cost_min - 1, default[1])
+    lower = np.where(took, take_cost_max, default[0])
+    lower = np.where(took, lower, np.minimum(lower, upper))
+    upper = np.where(passed, upper, np.maximum(upper, lower))
+    return np.minimum(lower, upper).astype(np.int64), np.maximum(lower, upper).astype(np.int64)

@@ -1,0 +1,76 @@
+"""Expert iteration's distillation step: record a teacher's decisions, fit a network to them, save it."""
+
+import json
+
+import numpy as np
+import pytest
+
+from nothanks_env.baselines.simple import NeverTakePolicy
+from nothanks_env.game import GameConfig
+from nothanks_env.vector import VectorGame
+from training import checkpoints as ckpt
+from training.learning import distill
+
+
+def test_the_recorder_keeps_only_real_decisions_encoded_for_the_student():
+    vg = VectorGame(GameConfig(num_players=3), 64, seed=1)
+    rec = distill.Recorder(NeverTakePolicy(), chip_memory=True, behaviour=True)
+    acted = forced = 0
+    for _ in range(200):
+        view = vg.view(np.flatnonzero(~vg.done)) if not vg.done.all() else None
+        if view is None:
+            break
+        forced += int((view.own_chips <= 0).sum())
+        acted += len(view)
+        actions = np.zeros(vg.num_games, dtype=np.int64)
+        actions[~vg.done] = rec.act_batch(view)
+        vg.step(actions)
+    obs = np.concatenate(rec.obs)
+    assert obs.shape == (acted - forced, 445) and obs.dtype == np.float32  # behaviour on: 445 inputs
+    assert np.concatenate(rec.masks).all()  # both actions legal in every kept decision
+    assert (np.concatenate(rec.actions) == 0).all()  # never-take passes whenever it may
+
+
+def test_fitting_a_network_to_never_take_makes_it_pass():
+    data, _ = distill.generate("never-take", "ppo-3p", ["heuristic"], num_players=3, games=600, seed=0)
+    assert len(data) > 1000 and (data.action == 0).all()
+    assert len(np.unique(data.game)) == 2  # two tasks of 100 deals x 3 rotations
+    weights, report = distill.fit("ppo-3p", data, epochs=3, lr=3e-3, kl=0.0, holdout=0.5, seed=0)
+    assert report.agree_before < 0.8  # ppo-3p takes plenty of cards a never-take bot would refuse
+    assert report.agree_after > 0.99 and report.departures_fixed > 0.99
+    assert weights["layers.0.weight"].shape == (128, 445)
+
+
+def test_the_command_line_writes_a_loadable_checkpoint_and_refuses_bad_input(tmp_path, capsys):
+    out = tmp_path / "student"
+    argv = ["--teacher", "never-take", "--student", "ppo-3p", "--out", str(out), "--games", "600"]
+    assert distill.main([*argv, "--epochs", "1", "--lr", "0.003", "--kl", "0", "--no-progress"]) == 0
+    meta = ckpt.verify_checkpoint(out)
+    assert meta["behaviour"] is True and meta["kind"] == "nothanks-distilled"
+    assert meta["distilled"]["teacher"] == "never-take" and "eval" not in meta
+    summary = json.loads((out / "distill.json").read_text())
+    assert summary["fit"]["agree_after"] > summary["fit"]["agree_before"]
+    policy = ckpt.load_checkpoint_policy(out)
+    assert policy.obs_size == 445
+    before = (out / "policy.safetensors").read_bytes()
+    capsys.readouterr()
+    assert distill.main(argv) == 2  # the directory exists: refused, nothing touched
+    assert "--out: expected a new directory" in capsys.readouterr().err
+    assert (out / "policy.safetensors").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--kl", "-1"], "--kl: expected a number >= 0, got -1.0"),
+        (["--holdout", "1"], "--holdout: expected a share in (0, 1), got 1.0"),
+        (["--opponents", "heuristic+utility+extort"], "--opponents: expected one spec or 2 joined by '+'"),
+        (["--teacher", "nosuchbot"], "--teacher: "),
+    ],
+)
+def test_bad_input_is_one_error_line(tmp_path, capsys, extra, message):
+    argv = ["--teacher", "heuristic", "--student", "ppo-3p", "--out", str(tmp_path / "x"), *extra]
+    assert distill.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "x").exists()

@@ -1,0 +1,407 @@
+"""Expert iteration, one step: distill a teacher policy (e.g. the network-guided search) into a network.
+
+``python -m training.distill --teacher SPEC --student CHECKPOINT --out DIR [--players P --opponents SPEC ...
+--games N --epochs E --kl K --seed S --workers W]``
+
+1. **Play.** The teacher plays ``--games`` games against the ``--opponents`` (one table per deal, drawn
+   uniformly from the list; a spec ``a+b`` is a mixed table, any other spec fills every other seat), in
+   every seat rotation of each deal. Every decision the teacher makes is recorded with the observation the
+   *student* reads (its ``chip_memory`` and ``behaviour`` options), the legal-action mask, and the
+   teacher's action. Forced takes (one legal action) are dropped: they teach nothing.
+2. **Fit.** The student's actor starts from its checkpoint and is trained by Adam on the masked
+   cross-entropy of the teacher's actions, plus ``--kl`` times KL(student at the start || student), which
+   keeps it near where it started on decisions the teacher plays as it would anyway. A share
+   ``--holdout`` of the decisions (whole games) is kept out of the fit and reported: how often the
+   student's argmax agrees with the teacher before and after.
+3. **Save.** The result is a checkpoint like any other (``DIR``, with ``distill.json``): the student's
+   metadata plus where it came from. Evaluate it with ``training.gauntlet``; a search whose rollout is the
+   new network is the next step of the iteration.
+
+The search bot (:mod:`nothanks_env.baselines.search`) searches only where its rollout network hesitates
+(``confident``) and departs from the network only when the paired rollouts say so (``min_z``), so its
+labels are the network's own argmax except where search found better: the fit moves the network toward
+the search exactly there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from nothanks_env.encoding import encode_batch
+from nothanks_env.game import GameConfig
+from nothanks_env.policy import Policy
+from nothanks_env.vector import BatchView, deal_matches
+from training.cli import Parser, int_in, positive_float
+
+DEALS_PER_TASK = 100
+"""Deals of one generation task (each played in every seat rotation)."""
+
+
+class Recorder(Policy):
+    """Wraps a policy; plays as it does and keeps each decision it makes, encoded for another network.
+
+    Args:
+        inner: the policy that decides.
+        chip_memory, behaviour: the encoding options of the network the records are for.
+
+    Attributes:
+        obs: float32 arrays (b, obs_size), one per :meth:`act_batch` call.
+        masks: bool arrays (b, 2), the legal actions.
+        actions: int64 arrays (b,), what ``inner`` played.
+    """
+
+    def __init__(self, inner: Policy, chip_memory: bool, behaviour: bool) -> None:
+        super().__init__(None)
+        self.inner, self.chip_memory, self.behaviour = inner, chip_memory, behaviour
+        self.name = inner.name
+        self.stochastic = inner.stochastic
+        self.obs: list[np.ndarray] = []
+        self.masks: list[np.ndarray] = []
+        self.actions: list[np.ndarray] = []
+
+    def seed(self, seed: int | None) -> None:
+        self.inner.seed(seed)
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+    def act_batch(self, view: BatchView) -> np.ndarray:
+        out = np.asarray(self.inner.act_batch(view), dtype=np.int64)
+        mask = view.action_mask().astype(bool)
+        free = mask.all(axis=1)  # both actions legal: a real decision
+        if free.any():
+            self.obs.append(encode_batch(view, self.chip_memory, self.behaviour)[free])
+            self.masks.append(mask[free])
+            self.actions.append(out[free])
+        return out
+
+
+@dataclass
+class Decisions:
+    """Recorded teacher decisions: obs float32 (N, obs_size), mask bool (N, 2), action int64 (N,),
+    game int64 (N,) (the generation task's index, to hold out whole games)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    action: np.ndarray
+    game: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+    def take(self, rows: np.ndarray) -> Decisions:
+        return Decisions(self.obs[rows], self.mask[rows], self.action[rows], self.game[rows])
+
+
+def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
+    """Each opponent entry as the specs of the ``num_players - 1`` other seats."""
+    out = []
+    for entry in opponents:
+        parts = entry.split("+") if "+" in entry else [entry] * (num_players - 1)
+        if len(parts) != num_players - 1:
+            raise ValueError(
+                f"--opponents: expected one spec or {num_players - 1} joined by '+' for {num_players} players, "
+                f"got {entry!r}"
+            )
+        out.append(parts)
+    return out
+
+
+def _generate(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """One generation task: ``deals`` deals against one table, every rotation; the teacher's decisions."""
+    from nothanks_env.specs import load_policy
+    from training.checkpoints import read_metadata
+    from training.evaluation.evaluate import duplicate_seating, play_games
+
+    teacher_spec, table, student, num_players, deals, seed = task
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    meta = read_metadata(student)
+    seeds = np.random.SeedSequence([seed]).generate_state(num_players)
+    teacher = load_policy(teacher_spec, num_players=num_players, seed=int(seeds[0]))
+    rec = Recorder(teacher, bool(meta["chip_memory"]), bool(meta.get("behaviour", False)))
+    others = [load_policy(s, num_players=num_players, seed=int(seeds[i + 1])) for i, s in enumerate(table)]
+    config = GameConfig(num_players=num_players)
+    deck, removed = deal_matches(config, deals, np.random.default_rng(seed))
+    seating, deal = duplicate_seating(np.tile(np.arange(num_players), (deals, 1)))
+    start = time.perf_counter()
+    play_games([rec, *others], config, deck[deal], removed[deal], seating)
+    seconds = time.perf_counter() - start
+    if not rec.actions:
+        size = 0 if not rec.obs else rec.obs[0].shape[1]
+        return np.zeros((0, size), np.float32), np.zeros((0, 2), bool), np.zeros(0, np.int64), seconds
+    return np.concatenate(rec.obs), np.concatenate(rec.masks), np.concatenate(rec.actions), seconds
+
+
+def generate(
+    teacher: str,
+    student: str,
+    opponents: Sequence[str],
+    *,
+    num_players: int,
+    games: int,
+    seed: int,
+    workers: int = 1,
+    progress: bool = False,
+) -> tuple[Decisions, float]:
+    """Play the teacher against the opponents and record its decisions (step 1 of the module docstring).
+
+    Args:
+        teacher: policy spec that decides (e.g. ``best-3p``).
+        student: checkpoint path or shipped name whose encoding the observations use.
+        opponents: specs, each a table (``a`` fills every other seat, ``a+b`` names each seat).
+        num_players: table size.
+        games: games to play, rounded up to whole tasks of :data:`DEALS_PER_TASK` deals in every rotation.
+        seed: seeds the deals, the tables drawn and every policy.
+        workers: processes.
+        progress: show a progress bar.
+
+    Returns:
+        The decisions, and the wall-clock seconds it took.
+    """
+    from tqdm import tqdm
+
+    tables = _tables(opponents, num_players)
+    n_tasks = max(1, -(-games // (DEALS_PER_TASK * num_players)))
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(tables), n_tasks)
+    seeds = np.random.SeedSequence(seed).generate_state(n_tasks)
+    tasks = [(teacher, tables[j], student, num_players, DEALS_PER_TASK, int(s)) for j, s in zip(picks, seeds)]
+    start = time.time()
+    bar = tqdm(total=n_tasks * DEALS_PER_TASK * num_players, unit="game", disable=not progress, desc="teacher games")
+    results = []
+    if workers <= 1:
+        for t in tasks:
+            results.append(_generate(t))
+            bar.update(DEALS_PER_TASK * num_players)
+    else:
+        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            for r in pool.map(_generate, tasks):
+                results.append(r)
+                bar.update(DEALS_PER_TASK * num_players)
+    bar.close()
+    game = np.concatenate([np.full(len(r[2]), i, dtype=np.int64) for i, r in enumerate(results)])
+    data = Decisions(*(np.concatenate([r[k] for r in results]) for k in range(3)), game)
+    return data, time.time() - start
+
+
+@dataclass
+class FitReport:
+    """What :func:`fit` measured. Agreements are shares of held-out decisions where the student's argmax
+    equals the teacher's action; ``departures`` is the share where the starting student's argmax differs."""
+
+    decisions: int
+    holdout: int
+    departures: float
+    agree_before: float
+    agree_after: float
+    departures_fixed: float
+    epochs: int
+    losses: list[float] = field(default_factory=list)
+
+
+def fit(
+    student: str,
+    data: Decisions,
+    *,
+    epochs: int = 4,
+    lr: float = 1e-4,
+    kl: float = 0.1,
+    batch_size: int = 1024,
+    holdout: float = 0.1,
+    seed: int = 0,
+) -> tuple[dict, FitReport]:
+    """Fit the student's actor to the teacher's actions (step 2 of the module docstring).
+
+    Args:
+        student: checkpoint path or shipped name.
+        data: the decisions of :func:`generate`.
+        epochs: passes over the training decisions.
+        lr: Adam's learning rate.
+        kl: weight of KL(start || now) per decision (0: plain cross-entropy).
+        batch_size: decisions per gradient step.
+        holdout: share of generation tasks (whole games; at least one, never all) kept out of the fit to
+            measure agreement.
+        seed: seeds the split and the batches.
+
+    Returns:
+        The new actor weights (``layers.{i}.weight/bias`` tensors) and a :class:`FitReport`.
+
+    Raises:
+        ValueError: for no decisions, or fewer than two generation tasks.
+    """
+    import torch
+
+    from training.checkpoints import load_checkpoint_policy
+
+    if len(data) == 0:
+        raise ValueError("decisions: expected at least one recorded teacher decision, got 0")
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    tasks = np.unique(data.game)
+    if len(tasks) < 2:
+        raise ValueError(f"games: expected at least 2 generation tasks to hold one out, got {len(tasks)}")
+    held = rng.permutation(tasks)[: min(len(tasks) - 1, max(1, round(holdout * len(tasks))))]
+    is_held = np.isin(data.game, held)
+    train, test = data.take(np.flatnonzero(~is_held)), data.take(np.flatnonzero(is_held))
+    policy = load_checkpoint_policy(student)
+    net = policy.net
+    net.requires_grad_(True)
+    net.train()
+
+    def masked_logits(obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
+        logits = net(torch.from_numpy(obs))
+        return logits.masked_fill(~torch.from_numpy(mask), -1e9)
+
+    def agreement(d: Decisions) -> tuple[float, np.ndarray]:
+        with torch.no_grad():
+            arg = masked_logits(d.obs, d.mask).argmax(dim=1).numpy()
+        return float((arg == d.action).mean()), arg
+
+    agree_before, arg_before = agreement(test)
+    departed = arg_before != test.action
+    with torch.no_grad():
+        start_logp = torch.log_softmax(masked_logits(train.obs, train.mask), dim=1)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    losses = []
+    obs_t, act_t = torch.from_numpy(train.obs), torch.from_numpy(train.action)
+    mask_t = torch.from_numpy(train.mask)
+    for _ in range(epochs):
+        order = torch.from_numpy(rng.permutation(len(train)))
+        total = 0.0
+        for s in range(0, len(order), batch_size):
+            b = order[s : s + batch_size]
+            logp = torch.log_softmax(net(obs_t[b]).masked_fill(~mask_t[b], -1e9), dim=1)
+            loss = torch.nn.functional.nll_loss(logp, act_t[b])
+            if kl > 0:
+                p0 = start_logp[b].exp()
+                loss = loss + kl * (p0 * (start_logp[b] - logp)).sum(dim=1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(b)
+        losses.append(total / len(train))
+    net.eval()
+    agree_after, arg_after = agreement(test)
+    fixed = float((arg_after[departed] == test.action[departed]).mean()) if departed.any() else 1.0
+    weights = {}
+    for i, lin in enumerate(m for m in net if isinstance(m, torch.nn.Linear)):
+        weights[f"layers.{i}.weight"] = lin.weight.detach().clone()
+        weights[f"layers.{i}.bias"] = lin.bias.detach().clone()
+    report = FitReport(len(data), len(test), float(departed.mean()), agree_before, agree_after, fixed, epochs, losses)
+    return weights, report
+
+
+def distill(args: argparse.Namespace) -> dict:
+    """Run the three steps; returns the summary written to ``DIR/distill.json``."""
+    from training.checkpoints import read_metadata, resolve_checkpoint, save_checkpoint
+
+    out = Path(args.out)
+    if out.exists():
+        raise ValueError(f"--out: expected a new directory, got {str(out)!r}, which exists (nothing was written)")
+    meta = read_metadata(resolve_checkpoint(args.student))
+    counts = meta.get("num_players") or []
+    if counts and args.players not in counts:
+        raise ValueError(f"--student: trained for {counts} players, expected one that plays {args.players}")
+    data, gen_seconds = generate(
+        args.teacher, args.student, args.opponents, num_players=args.players, games=args.games, seed=args.seed,
+        workers=args.workers, progress=not args.no_progress,
+    )  # fmt: skip
+    start = time.time()
+    weights, report = fit(
+        args.student, data, epochs=args.epochs, lr=args.lr, kl=args.kl, holdout=args.holdout, seed=args.seed
+    )
+    fit_seconds = time.time() - start
+    summary = {
+        "teacher": args.teacher,
+        "student": args.student,
+        "opponents": list(args.opponents),
+        "num_players": args.players,
+        "games": args.games,
+        "seed": args.seed,
+        "generate_seconds": round(gen_seconds, 1),
+        "fit_seconds": round(fit_seconds, 1),
+        "lr": args.lr,
+        "kl": args.kl,
+        "fit": asdict(report),
+    }
+    dropped = ("files", "format", "observation_layout", "metadata_sha256", "eval")  # recomputed, or the student's
+    keep = {k: v for k, v in meta.items() if k not in dropped}
+    keep.update(kind="nothanks-distilled", distilled=summary)
+    save_checkpoint(out, weights, keep)
+    (out / "distill.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = Parser(prog="python -m training.distill", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--teacher", required=True, help="policy spec that decides (e.g. best-3p)")
+    ap.add_argument("--student", required=True, help="checkpoint path or shipped name to start from")
+    ap.add_argument("--out", required=True, help="new checkpoint directory")
+    ap.add_argument("--players", type=int_in(3, 7), default=3, help="table size, 3..7")
+    ap.add_argument(
+        "--opponents", nargs="+", default=["heuristic", "utility", "extort", "threshold:T=2", "ratio", "random"],
+        help="opponent tables: a spec fills every other seat, a+b names each seat",
+    )  # fmt: skip
+    ap.add_argument("--games", type=int_in(1), default=30000, help="teacher games (whole tasks of 100 deals)")
+    ap.add_argument("--epochs", type=int_in(1), default=4)
+    ap.add_argument("--lr", type=positive_float, default=1e-4, help="Adam learning rate")
+    ap.add_argument("--kl", type=float, default=0.1, help="weight of KL(start || student), >= 0")
+    ap.add_argument("--holdout", type=float, default=0.1, help="share of games kept out of the fit, in (0, 1)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int_in(1), default=1, help="processes that play the teacher's games")
+    ap.add_argument("--no-progress", action="store_true")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input)."""
+    from nothanks_env.specs import load_policy
+    from training.checkpoints import CheckpointError, resolve_checkpoint
+    from training.cli import load_spec
+
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    try:
+        if args.kl < 0:
+            raise ValueError(f"--kl: expected a number >= 0, got {args.kl}")
+        if not 0 < args.holdout < 1:
+            raise ValueError(f"--holdout: expected a share in (0, 1), got {args.holdout}")
+        try:
+            resolve_checkpoint(args.student)
+        except (FileNotFoundError, CheckpointError) as e:
+            raise ValueError(f"--student: {e}") from e
+        load_spec(load_policy, "--teacher", args.teacher, num_players=args.players)
+        for table in _tables(args.opponents, args.players):
+            for spec in table:
+                load_spec(load_policy, "--opponents", spec, num_players=args.players)
+        summary = distill(args)
+    except (ValueError, CheckpointError) as e:
+        print("error: " + str(e).replace("\n", " "), file=sys.stderr)
+        return 2
+    r = summary["fit"]
+    print(
+        f"{r['decisions']:,} teacher decisions in {summary['generate_seconds']:.0f} s; the student departed from "
+        f"the teacher on {r['departures']:.3f} of the {r['holdout']:,} held-out ones. Agreement "
+        f"{r['agree_before']:.3f} -> {r['agree_after']:.3f} ({r['departures_fixed']:.3f} of the departures "
+        f"now follow the teacher) after {r['epochs']} epochs in {summary['fit_seconds']:.0f} s. Wrote {args.out}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
