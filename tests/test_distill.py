@@ -74,3 +74,32 @@ def test_bad_input_is_one_error_line(tmp_path, capsys, extra, message):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_each_table_can_have_its_own_teacher():
+    data, _ = distill.generate(
+        "never-take", "ppo-3p", ["heuristic", "random"], num_players=3, games=3000, seed=0,
+        teacher_of={"random": "always-take"},
+    )  # fmt: skip
+    # tasks against random were taught by always-take (TAKE = 1), the others by never-take (PASS = 0)
+    per_task = {g: set(data.action[data.game == g].tolist()) for g in np.unique(data.game)}
+    assert {frozenset(v) for v in per_task.values()} == {frozenset({0}), frozenset({1})}
+    with pytest.raises(ValueError, match="--teacher-of: expected tables among --opponents"):
+        distill.generate("never-take", "ppo-3p", ["heuristic"], num_players=3, games=300, seed=0,
+                         teacher_of={"utility": "always-take"})  # fmt: skip
+
+
+def test_decisions_saved_once_can_be_fitted_again(tmp_path, capsys):
+    data_file = tmp_path / "decisions.npz"
+    first = ["--teacher", "never-take", "--student", "ppo-3p", "--games", "600", "--epochs", "1", "--no-progress"]
+    assert distill.main([*first, "--out", str(tmp_path / "a"), "--save-data", str(data_file)]) == 0
+    saved = distill.Decisions.load(data_file)
+    assert saved.obs.shape[1] == 445 and saved.mask.dtype == bool and (saved.action == 0).all()
+    # a second fit from the file: no games played, the same decisions
+    again = ["--teacher", "heuristic", "--student", "ppo-3p", "--out", str(tmp_path / "b"), "--no-progress"]
+    assert distill.main([*again, "--load-data", str(data_file), "--epochs", "1"]) == 0
+    summary = json.loads((tmp_path / "b" / "distill.json").read_text())
+    assert summary["generate_seconds"] == 0 and summary["fit"]["decisions"] == len(saved)
+    capsys.readouterr()
+    assert distill.main([*again[:-1], "--out", str(tmp_path / "c"), "--load-data", str(tmp_path / "none.npz")]) == 2
+    assert "--load-data: expected an .npz of decisions" in capsys.readouterr().err

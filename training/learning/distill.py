@@ -1,18 +1,24 @@
 """Expert iteration, one step: distill a teacher policy (e.g. the network-guided search) into a network.
 
 ``python -m training.distill --teacher SPEC --student CHECKPOINT --out DIR [--players P --opponents SPEC ...
---games N --epochs E --kl K --seed S --workers W]``
+--teacher-of TABLE SPEC ... --games N --epochs E --lr LR --kl K --seed S --workers W --save-data F
+--load-data F]``
 
 1. **Play.** The teacher plays ``--games`` games against the ``--opponents`` (one table per deal, drawn
    uniformly from the list; a spec ``a+b`` is a mixed table, any other spec fills every other seat), in
    every seat rotation of each deal. Every decision the teacher makes is recorded with the observation the
    *student* reads (its ``chip_memory`` and ``behaviour`` options), the legal-action mask, and the
-   teacher's action. Forced takes (one legal action) are dropped: they teach nothing.
+   teacher's action. Forced takes (one legal action) are dropped: they teach nothing. ``--teacher-of
+   TABLE SPEC`` gives one table its own teacher (e.g. a network trained against that table alone), so
+   that several specialists can be distilled into one student, which must then tell the tables apart
+   from what it observes (with ``behaviour``, each seat's public pass/take record).
 2. **Fit.** The student's actor starts from its checkpoint and is trained by Adam on the masked
    cross-entropy of the teacher's actions, plus ``--kl`` times KL(student at the start || student), which
    keeps it near where it started on decisions the teacher plays as it would anyway. A share
    ``--holdout`` of the decisions (whole games) is kept out of the fit and reported: how often the
    student's argmax agrees with the teacher before and after.
+   ``--save-data FILE`` writes the decisions to an ``.npz``; ``--load-data FILE`` fits on them again
+   without playing (to try another ``--lr``, ``--kl`` or ``--epochs``).
 3. **Save.** The result is a checkpoint like any other (``DIR``, with ``distill.json``): the student's
    metadata plus where it came from. Evaluate it with ``training.gauntlet``; a search whose rollout is the
    new network is the next step of the iteration.
@@ -102,6 +108,33 @@ class Decisions:
     def take(self, rows: np.ndarray) -> Decisions:
         return Decisions(self.obs[rows], self.mask[rows], self.action[rows], self.game[rows])
 
+    def save(self, path: str | Path) -> None:
+        """Write the four arrays to a compressed ``.npz`` file."""
+        np.savez_compressed(path, obs=self.obs, mask=self.mask, action=self.action, game=self.game)
+
+    @classmethod
+    def load(cls, path: str | Path, student_meta: dict | None = None) -> Decisions:
+        """Read decisions written by :meth:`save`.
+
+        Raises:
+            ValueError: for a file that is not such an ``.npz``, or observations of another size than the
+                student's (``student_meta``: its checkpoint metadata) reads.
+        """
+        try:
+            with np.load(path) as z:
+                data = cls(z["obs"], z["mask"].astype(bool), z["action"].astype(np.int64), z["game"].astype(np.int64))
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(
+                f"--load-data: expected an .npz of decisions written by --save-data, got {str(path)!r} ({e})"
+            ) from e
+        if student_meta is not None:
+            want = student_meta.get("obs_size")
+            if want is not None and data.obs.shape[1] != want:
+                raise ValueError(
+                    f"--load-data: expected observations of {want} values (the student's), got {data.obs.shape[1]}"
+                )
+        return data
+
 
 def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
     """Each opponent entry as the specs of the ``num_players - 1`` other seats."""
@@ -123,7 +156,7 @@ def _generate(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     from training.checkpoints import read_metadata
     from training.evaluation.evaluate import duplicate_seating, play_games
 
-    teacher_spec, table, student, num_players, deals, seed = task
+    teacher_spec, table, student, num_players, deals, seed = task  # (str, list[str], str, int, int, int)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
     meta = read_metadata(student)
@@ -153,6 +186,7 @@ def generate(
     seed: int,
     workers: int = 1,
     progress: bool = False,
+    teacher_of: dict[str, str] | None = None,
 ) -> tuple[Decisions, float]:
     """Play the teacher against the opponents and record its decisions (step 1 of the module docstring).
 
@@ -165,18 +199,28 @@ def generate(
         seed: seeds the deals, the tables drawn and every policy.
         workers: processes.
         progress: show a progress bar.
+        teacher_of: opponent entry (as written in ``opponents``) -> the teacher spec for that table;
+            entries not named use ``teacher``.
 
     Returns:
         The decisions, and the wall-clock seconds it took.
+
+    Raises:
+        ValueError: for a ``teacher_of`` key that is not one of the opponent entries.
     """
     from tqdm import tqdm
 
     tables = _tables(opponents, num_players)
+    teacher_of = dict(teacher_of or {})
+    unknown = sorted(set(teacher_of) - set(opponents))
+    if unknown:
+        raise ValueError(f"--teacher-of: expected tables among --opponents {list(opponents)}, got {unknown}")
+    teachers = [teacher_of.get(entry, teacher) for entry in opponents]
     n_tasks = max(1, -(-games // (DEALS_PER_TASK * num_players)))
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, len(tables), n_tasks)
     seeds = np.random.SeedSequence(seed).generate_state(n_tasks)
-    tasks = [(teacher, tables[j], student, num_players, DEALS_PER_TASK, int(s)) for j, s in zip(picks, seeds)]
+    tasks = [(teachers[j], tables[j], student, num_players, DEALS_PER_TASK, int(s)) for j, s in zip(picks, seeds)]
     start = time.time()
     bar = tqdm(total=n_tasks * DEALS_PER_TASK * num_players, unit="game", disable=not progress, desc="teacher games")
     results = []
@@ -315,10 +359,15 @@ def distill(args: argparse.Namespace) -> dict:
     counts = meta.get("num_players") or []
     if counts and args.players not in counts:
         raise ValueError(f"--student: trained for {counts} players, expected one that plays {args.players}")
-    data, gen_seconds = generate(
-        args.teacher, args.student, args.opponents, num_players=args.players, games=args.games, seed=args.seed,
-        workers=args.workers, progress=not args.no_progress,
-    )  # fmt: skip
+    if args.load_data:
+        data, gen_seconds = Decisions.load(args.load_data, meta), 0.0
+    else:
+        data, gen_seconds = generate(
+            args.teacher, args.student, args.opponents, num_players=args.players, games=args.games,
+            seed=args.seed, workers=args.workers, progress=not args.no_progress, teacher_of=dict(args.teacher_of),
+        )  # fmt: skip
+        if args.save_data:
+            data.save(args.save_data)
     start = time.time()
     weights, report = fit(
         args.student, data, epochs=args.epochs, lr=args.lr, kl=args.kl, holdout=args.holdout, seed=args.seed
@@ -328,8 +377,10 @@ def distill(args: argparse.Namespace) -> dict:
         "teacher": args.teacher,
         "student": args.student,
         "opponents": list(args.opponents),
+        "teacher_of": dict(args.teacher_of),
         "num_players": args.players,
         "games": args.games,
+        "data": args.load_data,
         "seed": args.seed,
         "generate_seconds": round(gen_seconds, 1),
         "fit_seconds": round(fit_seconds, 1),
@@ -355,7 +406,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents", nargs="+", default=["heuristic", "utility", "extort", "threshold:T=2", "ratio", "random"],
         help="opponent tables: a spec fills every other seat, a+b names each seat",
     )  # fmt: skip
+    ap.add_argument(
+        "--teacher-of", nargs=2, action="append", default=[], metavar=("TABLE", "SPEC"),
+        help="the teacher at one of the --opponents tables (repeatable); the others get --teacher",
+    )  # fmt: skip
     ap.add_argument("--games", type=int_in(1), default=30000, help="teacher games (whole tasks of 100 deals)")
+    ap.add_argument("--save-data", metavar="FILE", help="also write the recorded decisions to FILE (.npz)")
+    ap.add_argument(
+        "--load-data", metavar="FILE",
+        help="fit on decisions saved by --save-data instead of playing (teacher and opponent flags unused)",
+    )  # fmt: skip
     ap.add_argument("--epochs", type=int_in(1), default=4)
     ap.add_argument("--lr", type=positive_float, default=1e-4, help="Adam learning rate")
     ap.add_argument("--kl", type=float, default=0.1, help="weight of KL(start || student), >= 0")
@@ -386,6 +446,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (FileNotFoundError, CheckpointError) as e:
             raise ValueError(f"--student: {e}") from e
         load_spec(load_policy, "--teacher", args.teacher, num_players=args.players)
+        for table, spec in args.teacher_of:
+            if table not in args.opponents:
+                raise ValueError(f"--teacher-of: expected a table among --opponents {args.opponents}, got {table!r}")
+            load_spec(load_policy, "--teacher-of", spec, num_players=args.players)
         for table in _tables(args.opponents, args.players):
             for spec in table:
                 load_spec(load_policy, "--opponents", spec, num_players=args.players)
