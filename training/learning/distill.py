@@ -439,6 +439,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.kl < 0:
             raise ValueError(f"--kl: expected a number >= 0, got {args.kl}")
+        if args.save_data is not None and (Path(args.save_data).is_dir() or not Path(args.save_data).parent.is_dir()):
+            raise ValueError(f"--save-data: expected a file path in an existing directory, got {args.save_data!r}")
         if not 0 < args.holdout < 1:
             raise ValueError(f"--holdout: expected a share in (0, 1), got {args.holdout}")
         try:
