@@ -66,6 +66,7 @@ def test_the_command_line_writes_a_loadable_checkpoint_and_refuses_bad_input(tmp
         (["--holdout", "1"], "--holdout: expected a share in (0, 1), got 1.0"),
         (["--opponents", "heuristic+utility+extort"], "--opponents: expected one spec or 2 joined by '+'"),
         (["--teacher", "nosuchbot"], "--teacher: "),
+        (["--games", "300"], "--games: expected more than 300 at 3 players"),
         (["--save-data", "/nonexistent/dir/d.npz"], "--save-data: expected a file path in an existing directory"),
     ],
 )

@@ -136,6 +136,11 @@ class Decisions:
         return data
 
 
+def tasks_needed(games: int, num_players: int) -> int:
+    """Generation tasks for ``games`` games: each is :data:`DEALS_PER_TASK` deals in every seat rotation."""
+    return max(1, -(-games // (DEALS_PER_TASK * num_players)))
+
+
 def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
     """Each opponent entry as the specs of the ``num_players - 1`` other seats."""
     out = []
@@ -216,7 +221,7 @@ def generate(
     if unknown:
         raise ValueError(f"--teacher-of: expected tables among --opponents {list(opponents)}, got {unknown}")
     teachers = [teacher_of.get(entry, teacher) for entry in opponents]
-    n_tasks = max(1, -(-games // (DEALS_PER_TASK * num_players)))
+    n_tasks = tasks_needed(games, num_players)
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, len(tables), n_tasks)
     seeds = np.random.SeedSequence(seed).generate_state(n_tasks)
@@ -243,14 +248,15 @@ def generate(
 @dataclass
 class FitReport:
     """What :func:`fit` measured. Agreements are shares of held-out decisions where the student's argmax
-    equals the teacher's action; ``departures`` is the share where the starting student's argmax differs."""
+    equals the teacher's action; ``departures`` is the share where the starting student's argmax differs,
+    and ``departures_fixed`` the share of those it now plays as the teacher does (None when there were none)."""
 
     decisions: int
     holdout: int
     departures: float
     agree_before: float
     agree_after: float
-    departures_fixed: float
+    departures_fixed: float | None
     epochs: int
     losses: list[float] = field(default_factory=list)
 
@@ -339,7 +345,7 @@ def fit(
         losses.append(total / len(train))
     net.eval()
     agree_after, arg_after = agreement(test)
-    fixed = float((arg_after[departed] == test.action[departed]).mean()) if departed.any() else 1.0
+    fixed = float((arg_after[departed] == test.action[departed]).mean()) if departed.any() else None
     weights = {}
     for i, lin in enumerate(m for m in net if isinstance(m, torch.nn.Linear)):
         weights[f"layers.{i}.weight"] = lin.weight.detach().clone()
@@ -380,6 +386,9 @@ def distill(args: argparse.Namespace) -> dict:
         "teacher_of": dict(args.teacher_of),
         "num_players": args.players,
         "games": args.games,
+        "games_played": None
+        if args.load_data
+        else tasks_needed(args.games, args.players) * DEALS_PER_TASK * args.players,
         "data": args.load_data,
         "seed": args.seed,
         "generate_seconds": round(gen_seconds, 1),
@@ -397,7 +406,11 @@ def distill(args: argparse.Namespace) -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = Parser(prog="python -m training.distill", description=__doc__.split("\n\n")[0])
+    ap = Parser(
+        prog="python -m training.distill",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     ap.add_argument("--teacher", required=True, help="policy spec that decides (e.g. best-3p)")
     ap.add_argument("--student", required=True, help="checkpoint path or shipped name to start from")
     ap.add_argument("--out", required=True, help="new checkpoint directory")
@@ -437,6 +450,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     try:
+        if args.load_data is None and tasks_needed(args.games, args.players) < 2:
+            raise ValueError(
+                f"--games: expected more than {DEALS_PER_TASK * args.players} at {args.players} players (games are "
+                f"played in tasks of {DEALS_PER_TASK} deals in every seat rotation, and at least one of 2 tasks is "
+                f"held out), got {args.games}"
+            )
         if args.kl < 0:
             raise ValueError(f"--kl: expected a number >= 0, got {args.kl}")
         if args.save_data is not None and (Path(args.save_data).is_dir() or not Path(args.save_data).parent.is_dir()):
@@ -460,11 +479,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: " + str(e).replace("\n", " "), file=sys.stderr)
         return 2
     r = summary["fit"]
+    fixed = (
+        "none to fix"
+        if r["departures_fixed"] is None
+        else f"{r['departures_fixed']:.3f} of the departures now follow the teacher"
+    )
+    played = "" if summary["games_played"] in (None, args.games) else f" ({summary['games_played']:,} games played)"
     print(
-        f"{r['decisions']:,} teacher decisions in {summary['generate_seconds']:.0f} s; the student departed from "
-        f"the teacher on {r['departures']:.3f} of the {r['holdout']:,} held-out ones. Agreement "
-        f"{r['agree_before']:.3f} -> {r['agree_after']:.3f} ({r['departures_fixed']:.3f} of the departures "
-        f"now follow the teacher) after {r['epochs']} epochs in {summary['fit_seconds']:.0f} s. Wrote {args.out}"
+        f"{r['decisions']:,} teacher decisions in {summary['generate_seconds']:.0f} s{played}; the student departed "
+        f"from the teacher on {r['departures']:.3f} of the {r['holdout']:,} held-out ones. Agreement "
+        f"{r['agree_before']:.3f} -> {r['agree_after']:.3f} ({fixed}) after {r['epochs']} epoch(s) in "
+        f"{summary['fit_seconds']:.0f} s. Wrote {args.out}"
     )
     return 0
 
