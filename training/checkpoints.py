@@ -64,7 +64,7 @@ SHIPPED: dict[str, Path] = {
 only the ``wildcards`` preset, at 3 players)."""
 
 SHIPPED_SPECS: dict[str, str] = {
-    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p-v3",  # the rollout its table was measured with
+    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p",  # the rollout its table was measured with
 }
 """Short names of shipped agents that are compositions of other policies -> the policy spec they stand for
 (:func:`training.specs.load_policy` resolves them)."""
