@@ -1,7 +1,7 @@
 """What every command line shares: one way to refuse bad input.
 
 Every entry point (``python -m training.evaluate``, ``tournament``, ``selfplay``, ``play``, ``replay``,
-``benchmark``, ``gauntlet``, ``exploit``, ``serve``) reports bad input the same way: one line
+``benchmark``, ``gauntlet``, ``exploit``, ``distill``, ``serve``) reports bad input the same way: one line
 ``error: <argument>: expected <what>, got <value>`` on stderr, exit code 2, no usage block and no
 traceback. :class:`Parser` does it for what argparse checks (types, choices, missing arguments); the
 argument types below check ranges while parsing; :func:`refuse` does it for what a command checks itself.
