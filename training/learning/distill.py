@@ -142,16 +142,22 @@ def tasks_needed(games: int, num_players: int) -> int:
 
 
 def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
-    """Each opponent entry as the specs of the ``num_players - 1`` other seats."""
+    """Each opponent entry as the specs of the ``num_players - 1`` other seats, parsed as the gauntlet's
+    columns are (:func:`training.evaluation.gauntlet.parse_column`), but only one spec or exactly one per seat."""
+    from training.evaluation.gauntlet import parse_column
+
     out = []
     for entry in opponents:
-        parts = entry.split("+") if "+" in entry else [entry] * (num_players - 1)
-        if len(parts) != num_players - 1:
+        try:
+            column = parse_column(entry)
+        except ValueError as e:
+            raise ValueError(f"--opponents: {e}") from e
+        if len(column.opponents) not in (1, num_players - 1):
             raise ValueError(
                 f"--opponents: expected one spec or {num_players - 1} joined by '+' for {num_players} players, "
                 f"got {entry!r}"
             )
-        out.append(parts)
+        out.append(column.seat_specs(num_players))
     return out
 
 
