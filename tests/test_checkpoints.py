@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +90,19 @@ def test_save_refuses_to_overwrite_and_swaps_atomically_when_asked(tmp_path):
     assert {p.name: p.read_bytes() for p in first.iterdir()} == before
     save_checkpoint(tmp_path / "c", w, meta | {"n": 3}, overwrite=True)
     assert ckpt.read_metadata(tmp_path / "c")["n"] == 3
+
+
+def test_saved_weights_get_the_umask_mode_like_the_metadata(tmp_path):
+    # safetensors alone writes 0600; a checkpoint is shared like any file, so its weights follow the umask
+    old = os.umask(0o022)
+    try:
+        out = save_checkpoint(
+            tmp_path / "c", ckpt.actor_weights(small_model().policy), {"activation": "tanh", "chip_memory": True}
+        )
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((out / ckpt.WEIGHTS_FILE).stat().st_mode) == 0o644
+    assert stat.S_IMODE((out / ckpt.METADATA_FILE).stat().st_mode) == 0o644
 
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path):

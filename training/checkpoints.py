@@ -510,6 +510,9 @@ def save_checkpoint(
         files={f: _sha256(tmp / f) for f in files},
     )
     write_metadata(tmp, meta)
+    # safetensors creates its file readable by the owner only (0600); give it the umask's mode, as every other
+    # file of the checkpoint has, so a checkpoint can be shared like any file
+    shutil.copymode(tmp / METADATA_FILE, tmp / WEIGHTS_FILE)
     for f in [*files, METADATA_FILE]:
         _fsync(tmp / f)
     if final.exists():
