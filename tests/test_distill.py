@@ -105,3 +105,26 @@ def test_decisions_saved_once_can_be_fitted_again(tmp_path, capsys):
     capsys.readouterr()
     assert distill.main([*again[:-1], "--out", str(tmp_path / "c"), "--load-data", str(tmp_path / "none.npz")]) == 2
     assert "--load-data: expected an .npz of decisions" in capsys.readouterr().err
+
+
+def test_decisions_of_two_table_sizes_fit_one_student_together(tmp_path):
+    # the 4-5 player network: one file per table size, then one fit on both
+    files = []
+    for players in (4, 5):
+        f = tmp_path / f"d{players}.npz"
+        args = ["--teacher", "never-take", "--student", "ppo-4p", "--players", str(players), "--games",
+                str(2 * 100 * players), "--epochs", "1", "--no-progress"]  # fmt: skip
+        assert distill.main([*args, "--out", str(tmp_path / f"s{players}"), "--save-data", str(f)]) == 0
+        files.append(f)
+    parts = [distill.Decisions.load(f) for f in files]
+    both = distill.Decisions.concat(parts)
+    assert len(both) == len(parts[0]) + len(parts[1])
+    # game indices stay distinct across files, so a held-out game is never split
+    assert set(np.unique(parts[0].game)) == {0, 1}
+    assert set(np.unique(both.game)) == {0, 1, 2, 3}
+    out = tmp_path / "both"
+    assert distill.main(["--teacher", "never-take", "--student", "ppo-4p", "--out", str(out), "--no-progress",
+                         "--epochs", "1", "--load-data", *map(str, files)]) == 0  # fmt: skip
+    summary = json.loads((out / "distill.json").read_text())
+    assert summary["data"] == [str(f) for f in files] and summary["num_players"] is None
+    assert summary["fit"]["decisions"] == len(both)

@@ -17,8 +17,9 @@
    keeps it near where it started on decisions the teacher plays as it would anyway. A share
    ``--holdout`` of the decisions (whole games) is kept out of the fit and reported: how often the
    student's argmax agrees with the teacher before and after.
-   ``--save-data FILE`` writes the decisions to an ``.npz``; ``--load-data FILE`` fits on them again
-   without playing (to try another ``--lr``, ``--kl`` or ``--epochs``).
+   ``--save-data FILE`` writes the decisions to an ``.npz``; ``--load-data FILE ...`` fits on them again
+   without playing (to try another ``--lr``, ``--kl`` or ``--epochs``), or on several such files at once
+   (a student of several table sizes is fitted on one file per size, each played with its ``--players``).
 3. **Save.** The result is a checkpoint like any other (``DIR``, with ``distill.json``): the student's
    metadata plus where it came from. Evaluate it with ``training.gauntlet``; a search whose rollout is the
    new network is the next step of the iteration.
@@ -107,6 +108,18 @@ class Decisions:
 
     def take(self, rows: np.ndarray) -> Decisions:
         return Decisions(self.obs[rows], self.mask[rows], self.action[rows], self.game[rows])
+
+    @classmethod
+    def concat(cls, parts: Sequence[Decisions]) -> Decisions:
+        """The decisions of several sets, in order; each set's ``game`` indices are shifted past the previous
+        sets' so that games stay distinct (and are held out whole)."""
+        games, offset = [], 0
+        for d in parts:
+            games.append(d.game + offset)
+            offset += int(d.game.max()) + 1 if len(d) else 0
+        return cls(
+            *(np.concatenate([getattr(d, k) for d in parts]) for k in ("obs", "mask", "action")), np.concatenate(games)
+        )
 
     def save(self, path: str | Path) -> None:
         """Write the four arrays to a compressed ``.npz`` file."""
@@ -369,10 +382,10 @@ def distill(args: argparse.Namespace) -> dict:
         raise ValueError(f"--out: expected a new directory, got {str(out)!r}, which exists (nothing was written)")
     meta = read_metadata(resolve_checkpoint(args.student))
     counts = meta.get("num_players") or []
-    if counts and args.players not in counts:
+    if counts and args.players not in counts and not args.load_data:
         raise ValueError(f"--student: trained for {counts} players, expected one that plays {args.players}")
     if args.load_data:
-        data, gen_seconds = Decisions.load(args.load_data, meta), 0.0
+        data, gen_seconds = Decisions.concat([Decisions.load(f, meta) for f in args.load_data]), 0.0
     else:
         data, gen_seconds = generate(
             args.teacher, args.student, args.opponents, num_players=args.players, games=args.games,
@@ -390,7 +403,7 @@ def distill(args: argparse.Namespace) -> dict:
         "student": args.student,
         "opponents": list(args.opponents),
         "teacher_of": dict(args.teacher_of),
-        "num_players": args.players,
+        "num_players": None if args.load_data else args.players,
         "games": args.games,
         "games_played": None
         if args.load_data
@@ -420,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--teacher", required=True, help="policy spec that decides (e.g. best-3p)")
     ap.add_argument("--student", required=True, help="checkpoint path or shipped name to start from")
     ap.add_argument("--out", required=True, help="new checkpoint directory")
-    ap.add_argument("--players", type=int_in(3, 7), default=3, help="table size, 3..7")
+    ap.add_argument("--players", type=int_in(3, 7), default=3, help="table size of the teacher's games, 3..7")
     ap.add_argument(
         "--opponents", nargs="+", default=["heuristic", "utility", "extort", "threshold:T=2", "ratio", "random"],
         help="opponent tables: a spec fills every other seat, a+b names each seat",
@@ -432,8 +445,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--games", type=int_in(1), default=30000, help="teacher games (whole tasks of 100 deals)")
     ap.add_argument("--save-data", metavar="FILE", help="also write the recorded decisions to FILE (.npz)")
     ap.add_argument(
-        "--load-data", metavar="FILE",
-        help="fit on decisions saved by --save-data instead of playing (teacher and opponent flags unused)",
+        "--load-data", metavar="FILE", nargs="+",
+        help="fit on decisions saved by --save-data instead of playing (teacher and opponent flags unused); "
+        "several files are fitted together (e.g. one per table size for a 4-5 player student)",
     )  # fmt: skip
     ap.add_argument("--epochs", type=int_in(1), default=4)
     ap.add_argument("--lr", type=positive_float, default=1e-4, help="Adam learning rate")
