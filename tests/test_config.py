@@ -124,6 +124,18 @@ def test_every_config_error_is_one_clean_line_naming_key_expected_and_received()
         assert str(e.value) == f"invalid config {CONFIG_DIR / 'smoke.yaml'} with overrides [{override!r}]: {problem}"
 
 
+def test_critic_warmup_as_long_as_the_run_is_refused():
+    # a warm-up that covers the whole run would train only the critic: refused, not run
+    sets = ["run.init_from=ppo-3p", "run.total_timesteps=4096"]
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", [*sets, "run.critic_warmup=4096"])
+    assert str(e.value).endswith(
+        "run.critic_warmup: expected fewer learner steps than run.total_timesteps (4096; the actor is held for the "
+        "whole warm-up, so it would never learn), got 4096"
+    )
+    assert load_config(CONFIG_DIR / "smoke.yaml", [*sets, "run.critic_warmup=4095"]).run.critic_warmup == 4095
+
+
 def test_bad_override_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="expected KEY.PATH=VALUE"):
         load_config(None, ["ppo.learning_rate"])

@@ -243,7 +243,7 @@ def test_critic_warmup_holds_the_warm_started_actor_then_lets_it_learn(smoke_run
     def trained(
         total: int, tag: str
     ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor], dict[str, torch.Tensor]]:
-        sets = [f"run.init_from={final}", "run.critic_warmup=2048", f"run.total_timesteps={total}"]
+        sets = [f"run.init_from={final}", "run.critic_warmup=2047", f"run.total_timesteps={total}"]
         run = tmp_path / tag
         (run / "checkpoints").mkdir(parents=True)
         trainer = Trainer(load_config(SMOKE, sets), run)
@@ -251,7 +251,7 @@ def test_critic_warmup_holds_the_warm_started_actor_then_lets_it_learn(smoke_run
         trainer.train()
         return ckpt.actor_weights(trainer.model.policy), vf0, trainer.model.policy.value_net.state_dict()
 
-    held, vf0, vf1 = trained(2048, "held")  # 4 updates (512 steps each), all inside the warmup
+    held, vf0, vf1 = trained(2048, "held")  # 4 updates (512 steps each), starting at steps 0-1536: all held
     assert all(torch.equal(held[k], want[k]) for k in want)
     assert not all(torch.equal(vf0[k], vf1[k]) for k in vf0)  # the critic did learn
     freed, _, _ = trained(4096, "freed")  # the last 4 updates come after it

@@ -102,6 +102,11 @@ class RunSection(_Section):
                 f"critic_warmup: expected 0 without run.init_from (only a warm-started actor is held), "
                 f"got {self.critic_warmup}"
             )
+        if self.critic_warmup >= self.total_timesteps:
+            raise ValueError(
+                f"critic_warmup: expected fewer learner steps than run.total_timesteps ({self.total_timesteps}; "
+                f"the actor is held for the whole warm-up, so it would never learn), got {self.critic_warmup}"
+            )
         return self
 
 
