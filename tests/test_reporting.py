@@ -70,9 +70,11 @@ def test_one_console_line_per_evaluation():
     line = eval_line(500_000, EVALS[1]["results"], 1.5, "min", True, 21.4)
     assert line == (
         "eval @ 500,000 steps: heuristic 0.500 [0.450, 0.550] | random 0.700 [0.650, 0.750]; "
-        "min score 1.500 (new best); 21 s"
+        "score 1.500 = lowest win rate x players (parity 1) (new best); 21 s"
     )
     assert "\n" not in line
+    line = eval_line(500_000, EVALS[1]["results"], 0.5, "heuristic", False, 21.4)
+    assert line.endswith("; score 0.500 = mean win rate against heuristic; 21 s")
 
 
 @pytest.mark.parametrize(

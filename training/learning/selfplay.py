@@ -674,14 +674,18 @@ def eval_line(
 ) -> str:
     """One console line for a periodic evaluation: each table's win rate with its 95% CI, and the score.
 
+    The score is :func:`best_score`'s, named for what it is: with ``metric="min"`` the lowest win rate x
+    players over the tables (1.0 is parity), otherwise the mean win rate against ``metric``.
+
     Example: ``eval @ 500,000 steps: heuristic 0.632 [0.601, 0.663] | random 0.998 [0.995, 1.000];
-    min score 1.896 (new best); 21 s``.
+    score 1.896 = lowest win rate x players (parity 1) (new best); 21 s``.
     """
     tables = " | ".join(
         f"{k} {r['win_rate']:.3f} [{r['win_rate_ci'][0]:.3f}, {r['win_rate_ci'][1]:.3f}]" for k, r in results.items()
     )
     best = " (new best)" if new_best else ""
-    return f"eval @ {timesteps:,} steps: {tables}; {metric} score {score:.3f}{best}; {seconds:.0f} s"
+    what = "lowest win rate x players (parity 1)" if metric == "min" else f"mean win rate against {metric}"
+    return f"eval @ {timesteps:,} steps: {tables}; score {score:.3f} = {what}{best}; {seconds:.0f} s"
 
 
 def _console(line: str) -> None:
