@@ -123,8 +123,16 @@ def test_decisions_of_two_table_sizes_fit_one_student_together(tmp_path):
     assert set(np.unique(parts[0].game)) == {0, 1}
     assert set(np.unique(both.game)) == {0, 1, 2, 3}
     out = tmp_path / "both"
-    assert distill.main(["--teacher", "never-take", "--student", "ppo-4p", "--out", str(out), "--no-progress",
-                         "--epochs", "1", "--load-data", *map(str, files)]) == 0  # fmt: skip
+    # no --teacher and no --players: both belong to the games already played, not to this fit
+    assert distill.main(["--student", "ppo-4p", "--out", str(out), "--no-progress", "--epochs", "1",
+                         "--load-data", *map(str, files)]) == 0  # fmt: skip
     summary = json.loads((out / "distill.json").read_text())
     assert summary["data"] == [str(f) for f in files] and summary["num_players"] is None
+    assert summary["teacher"] is None and summary["opponents"] is None and summary["teacher_of"] is None
     assert summary["fit"]["decisions"] == len(both)
+
+
+def test_teacher_is_needed_when_games_are_played(tmp_path, capsys):
+    assert distill.main(["--student", "ppo-3p", "--out", str(tmp_path / "x"), "--games", "600"]) == 2
+    assert capsys.readouterr().err == "error: --teacher: expected a policy spec (needed unless --load-data), got none\n"
+    assert not (tmp_path / "x").exists()

@@ -398,11 +398,12 @@ def distill(args: argparse.Namespace) -> dict:
         args.student, data, epochs=args.epochs, lr=args.lr, kl=args.kl, holdout=args.holdout, seed=args.seed
     )
     fit_seconds = time.time() - start
+    played = not args.load_data  # with --load-data, who played whom is the saved data's story, not these flags
     summary = {
-        "teacher": args.teacher,
+        "teacher": args.teacher if played else None,
         "student": args.student,
-        "opponents": list(args.opponents),
-        "teacher_of": dict(args.teacher_of),
+        "opponents": list(args.opponents) if played else None,
+        "teacher_of": dict(args.teacher_of) if played else None,
         "num_players": None if args.load_data else args.players,
         "games": args.games,
         "games_played": None
@@ -430,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    ap.add_argument("--teacher", required=True, help="policy spec that decides (e.g. best-3p)")
+    ap.add_argument("--teacher", help="policy spec that decides (e.g. best-3p); needed unless --load-data")
     ap.add_argument("--student", required=True, help="checkpoint path or shipped name to start from")
     ap.add_argument("--out", required=True, help="new checkpoint directory")
     ap.add_argument("--players", type=int_in(3, 7), default=3, help="table size of the teacher's games, 3..7")
@@ -486,14 +487,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             resolve_checkpoint(args.student)
         except (FileNotFoundError, CheckpointError) as e:
             raise ValueError(f"--student: {e}") from e
-        load_spec(load_policy, "--teacher", args.teacher, num_players=args.players)
-        for table, spec in args.teacher_of:
-            if table not in args.opponents:
-                raise ValueError(f"--teacher-of: expected a table among --opponents {args.opponents}, got {table!r}")
-            load_spec(load_policy, "--teacher-of", spec, num_players=args.players)
-        for table in _tables(args.opponents, args.players):
-            for spec in table:
-                load_spec(load_policy, "--opponents", spec, num_players=args.players)
+        if args.load_data is None:  # the teacher plays: check every spec it meets before the first game
+            if args.teacher is None:
+                raise ValueError("--teacher: expected a policy spec (needed unless --load-data), got none")
+            load_spec(load_policy, "--teacher", args.teacher, num_players=args.players)
+            for table, spec in args.teacher_of:
+                if table not in args.opponents:
+                    raise ValueError(
+                        f"--teacher-of: expected a table among --opponents {args.opponents}, got {table!r}"
+                    )
+                load_spec(load_policy, "--teacher-of", spec, num_players=args.players)
+            for table in _tables(args.opponents, args.players):
+                for spec in table:
+                    load_spec(load_policy, "--opponents", spec, num_players=args.players)
         summary = distill(args)
     except (ValueError, CheckpointError) as e:
         print("error: " + str(e).replace("\n", " "), file=sys.stderr)
