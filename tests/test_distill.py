@@ -129,7 +129,27 @@ def test_decisions_of_two_table_sizes_fit_one_student_together(tmp_path):
     summary = json.loads((out / "distill.json").read_text())
     assert summary["data"] == [str(f) for f in files] and summary["num_players"] is None
     assert summary["teacher"] is None and summary["opponents"] is None and summary["teacher_of"] is None
+    assert summary["games"] is None and [p.num_players for p in parts] == [4, 5]
     assert summary["fit"]["decisions"] == len(both)
+
+
+def test_saved_decisions_are_never_overwritten_nor_fitted_to_a_student_of_another_table_size(tmp_path, capsys):
+    data_file = tmp_path / "d3.npz"
+    args = ["--teacher", "never-take", "--student", "ppo-3p", "--games", "600", "--epochs", "1", "--no-progress"]
+    assert distill.main([*args, "--out", str(tmp_path / "a"), "--save-data", str(data_file)]) == 0
+    before = data_file.read_bytes()
+    capsys.readouterr()
+    assert distill.main([*args, "--out", str(tmp_path / "b"), "--save-data", str(data_file)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --save-data: expected a new file") and "which exists" in err
+    assert data_file.read_bytes() == before and not (tmp_path / "b").exists()
+    # 3-player decisions do not fit the 4-5 player network
+    assert distill.main(["--student", "ppo-4p", "--out", str(tmp_path / "c"), "--load-data", str(data_file)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --load-data: expected decisions at a table size the student plays ([4, 5]), got 3-player "
+        f"decisions in {str(data_file)!r}\n"
+    )
+    assert not (tmp_path / "c").exists()
 
 
 def test_teacher_is_needed_when_games_are_played(tmp_path, capsys):

@@ -96,18 +96,20 @@ class Recorder(Policy):
 @dataclass
 class Decisions:
     """Recorded teacher decisions: obs float32 (N, obs_size), mask bool (N, 2), action int64 (N,),
-    game int64 (N,) (the generation task's index, to hold out whole games)."""
+    game int64 (N,) (the generation task's index, to hold out whole games), and the table size they were
+    played at (None when unknown or mixed)."""
 
     obs: np.ndarray
     mask: np.ndarray
     action: np.ndarray
     game: np.ndarray
+    num_players: int | None = None
 
     def __len__(self) -> int:
         return len(self.action)
 
     def take(self, rows: np.ndarray) -> Decisions:
-        return Decisions(self.obs[rows], self.mask[rows], self.action[rows], self.game[rows])
+        return Decisions(self.obs[rows], self.mask[rows], self.action[rows], self.game[rows], self.num_players)
 
     @classmethod
     def concat(cls, parts: Sequence[Decisions]) -> Decisions:
@@ -122,20 +124,25 @@ class Decisions:
         )
 
     def save(self, path: str | Path) -> None:
-        """Write the four arrays to a compressed ``.npz`` file."""
-        np.savez_compressed(path, obs=self.obs, mask=self.mask, action=self.action, game=self.game)
+        """Write the four arrays (and the table size, when known) to a compressed ``.npz`` file."""
+        extra = {} if self.num_players is None else {"num_players": np.int64(self.num_players)}
+        np.savez_compressed(path, obs=self.obs, mask=self.mask, action=self.action, game=self.game, **extra)
 
     @classmethod
     def load(cls, path: str | Path, student_meta: dict | None = None) -> Decisions:
         """Read decisions written by :meth:`save`.
 
         Raises:
-            ValueError: for a file that is not such an ``.npz``, or observations of another size than the
-                student's (``student_meta``: its checkpoint metadata) reads.
+            ValueError: for a file that is not such an ``.npz``, observations of another size than the
+                student's (``student_meta``: its checkpoint metadata) reads, or decisions recorded at a
+                table size the student was not trained for.
         """
         try:
             with np.load(path) as z:
-                data = cls(z["obs"], z["mask"].astype(bool), z["action"].astype(np.int64), z["game"].astype(np.int64))
+                n = int(z["num_players"]) if "num_players" in z.files else None  # files of before 2026-12-02 lack it
+                data = cls(
+                    z["obs"], z["mask"].astype(bool), z["action"].astype(np.int64), z["game"].astype(np.int64), n
+                )
         except (OSError, KeyError, ValueError) as e:
             raise ValueError(
                 f"--load-data: expected an .npz of decisions written by --save-data, got {str(path)!r} ({e})"
@@ -145,6 +152,12 @@ class Decisions:
             if want is not None and data.obs.shape[1] != want:
                 raise ValueError(
                     f"--load-data: expected observations of {want} values (the student's), got {data.obs.shape[1]}"
+                )
+            counts = student_meta.get("num_players") or []
+            if data.num_players is not None and counts and data.num_players not in counts:
+                raise ValueError(
+                    f"--load-data: expected decisions at a table size the student plays ({counts}), got "
+                    f"{data.num_players}-player decisions in {str(path)!r}"
                 )
         return data
 
@@ -260,7 +273,7 @@ def generate(
                 bar.update(DEALS_PER_TASK * num_players)
     bar.close()
     game = np.concatenate([np.full(len(r[2]), i, dtype=np.int64) for i, r in enumerate(results)])
-    data = Decisions(*(np.concatenate([r[k] for r in results]) for k in range(3)), game)
+    data = Decisions(*(np.concatenate([r[k] for r in results]) for k in range(3)), game, num_players)
     return data, time.time() - start
 
 
@@ -405,7 +418,7 @@ def distill(args: argparse.Namespace) -> dict:
         "opponents": list(args.opponents) if played else None,
         "teacher_of": dict(args.teacher_of) if played else None,
         "num_players": None if args.load_data else args.players,
-        "games": args.games,
+        "games": None if args.load_data else args.games,
         "games_played": None
         if args.load_data
         else tasks_needed(args.games, args.players) * DEALS_PER_TASK * args.players,
@@ -450,11 +463,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="fit on decisions saved by --save-data instead of playing (teacher and opponent flags unused); "
         "several files are fitted together (e.g. one per table size for a 4-5 player student)",
     )  # fmt: skip
-    ap.add_argument("--epochs", type=int_in(1), default=4)
+    ap.add_argument("--epochs", type=int_in(1), default=4, help="passes over the training decisions")
     ap.add_argument("--lr", type=positive_float, default=1e-4, help="Adam learning rate")
     ap.add_argument("--kl", type=float, default=0.1, help="weight of KL(start || student), >= 0")
     ap.add_argument("--holdout", type=float, default=0.1, help="share of games kept out of the fit, in (0, 1)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="seeds the deals, the tables drawn, the split and the fit")
     ap.add_argument("--workers", type=int_in(1), default=1, help="processes that play the teacher's games")
     ap.add_argument("--no-progress", action="store_true")
     return ap
@@ -481,6 +494,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--kl: expected a number >= 0, got {args.kl}")
         if args.save_data is not None and (Path(args.save_data).is_dir() or not Path(args.save_data).parent.is_dir()):
             raise ValueError(f"--save-data: expected a file path in an existing directory, got {args.save_data!r}")
+        saved = None if args.save_data is None else Path(args.save_data)
+        if saved is not None and (
+            saved.exists() or (saved.suffix != ".npz" and saved.with_name(saved.name + ".npz").exists())
+        ):
+            raise ValueError(
+                f"--save-data: expected a new file, got {args.save_data!r}, which exists (nothing was played or "
+                "written)"
+            )
         if not 0 < args.holdout < 1:
             raise ValueError(f"--holdout: expected a share in (0, 1), got {args.holdout}")
         try:
