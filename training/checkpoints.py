@@ -46,6 +46,7 @@ FORMAT_VERSION = 1
 
 SHIPPED: dict[str, Path] = {
     "ppo-3p": CHECKPOINT_DIR / "ppo-3p",
+    "ppo-3p-v5": CHECKPOINT_DIR / "ppo-3p-v5",
     "ppo-3p-v4": CHECKPOINT_DIR / "ppo-3p-v4",
     "ppo-3p-v3": CHECKPOINT_DIR / "ppo-3p-v3",
     "ppo-3p-v2": CHECKPOINT_DIR / "ppo-3p-v2",
@@ -61,8 +62,8 @@ SHIPPED: dict[str, Path] = {
 }
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories (``ppo-4p`` and
 ``ppo-5p`` are one network trained on 4- and 5-player tables together; ``-v2`` the one they replaced and
-``-v1`` the one before it; ``ppo-3p-v4`` the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v3`` the one
-before it; ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3 players)."""
+``-v1`` the one before it; ``ppo-3p-v5`` the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v4`` the one
+before it, and so on; ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3 players)."""
 
 SHIPPED_SPECS: dict[str, str] = {
     "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p-v4",  # the rollout its table was measured with
