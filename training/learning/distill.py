@@ -417,11 +417,9 @@ def distill(args: argparse.Namespace) -> dict:
         "student": args.student,
         "opponents": list(args.opponents) if played else None,
         "teacher_of": dict(args.teacher_of) if played else None,
-        "num_players": None if args.load_data else args.players,
-        "games": None if args.load_data else args.games,
-        "games_played": None
-        if args.load_data
-        else tasks_needed(args.games, args.players) * DEALS_PER_TASK * args.players,
+        "num_players": args.players if played else None,
+        "games": args.games if played else None,
+        "games_played": tasks_needed(args.games, args.players) * DEALS_PER_TASK * args.players if played else None,
         "data": args.load_data,
         "seed": args.seed,
         "generate_seconds": round(gen_seconds, 1),
@@ -492,9 +490,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         if args.kl < 0:
             raise ValueError(f"--kl: expected a number >= 0, got {args.kl}")
-        if args.save_data is not None and (Path(args.save_data).is_dir() or not Path(args.save_data).parent.is_dir()):
-            raise ValueError(f"--save-data: expected a file path in an existing directory, got {args.save_data!r}")
         saved = None if args.save_data is None else Path(args.save_data)
+        if saved is not None and (saved.is_dir() or not saved.parent.is_dir()):
+            raise ValueError(f"--save-data: expected a file path in an existing directory, got {args.save_data!r}")
         if saved is not None and (
             saved.exists() or (saved.suffix != ".npz" and saved.with_name(saved.name + ".npz").exists())
         ):
