@@ -62,7 +62,7 @@ import multiprocessing
 import pathlib
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -101,7 +101,12 @@ def rounding_note(asked: int, played: int, num_players: int, unit: str = "games"
 
 # ----------------------------------------------------------------------------- playing games
 def play_games(
-    policies: Sequence[Policy], config: GameConfig, deck: np.ndarray, removed: np.ndarray, seating: np.ndarray
+    policies: Sequence[Policy],
+    config: GameConfig,
+    deck: np.ndarray,
+    removed: np.ndarray,
+    seating: np.ndarray,
+    on_turn: Callable[[np.ndarray, np.ndarray], None] | None = None,
 ) -> np.ndarray:
     """Play ``G`` games (single deals or matches) to the end, seat 0 acting first in each (in a match,
     seat d acts first in deal d).
@@ -112,6 +117,9 @@ def play_games(
         deck, removed: each game's deals: int (G, deck_size) and (G, num_removed), or for matches
             (G, num_deals, deck_size) and (G, num_deals, num_removed).
         seating: int (G, P), index into ``policies`` of the policy at each seat.
+        on_turn: if given, called before each turn with ``(games, ids)``: int64 arrays (B,) of the games
+            about to act and the index into ``policies`` of the policy acting in each. A policy receives
+            its games in the order listed (one game at a time for special-card configs).
 
     Returns:
         int64 (G, P): each seat's match penalty (the deal's for single deals; penalty points, lower is
@@ -122,19 +130,27 @@ def play_games(
     """
     g = len(seating)
     if config.special_cards:
-        return _play_games_scalar(policies, config, deck, removed, seating)
+        return _play_games_scalar(policies, config, deck, removed, seating, on_turn)
     vg = VectorGame(config, g, seed=0)
     vg.reset_games(np.ones(g, dtype=bool), deck=deck, removed_hidden=removed, first_seat=np.zeros(g, dtype=np.int64))
     actions = np.zeros(g, dtype=np.int64)
     while not vg.done.all():
         idx = np.flatnonzero(~vg.done)
-        actions[idx] = act_grouped(vg.view(idx), seating[idx, vg.seat[idx]], policies.__getitem__, checked=True)
+        ids = seating[idx, vg.seat[idx]]
+        if on_turn is not None:
+            on_turn(idx, ids)
+        actions[idx] = act_grouped(vg.view(idx), ids, policies.__getitem__, checked=True)
         vg.step(actions)
     return vg.final_penalties()
 
 
 def _play_games_scalar(
-    policies: Sequence[Policy], config: GameConfig, deck: np.ndarray, removed: np.ndarray, seating: np.ndarray
+    policies: Sequence[Policy],
+    config: GameConfig,
+    deck: np.ndarray,
+    removed: np.ndarray,
+    seating: np.ndarray,
+    on_turn: Callable[[np.ndarray, np.ndarray], None] | None = None,
 ) -> np.ndarray:
     """:func:`play_games` on the scalar engine, one game at a time, for configs the batched engine does not
     play (special cards). Each policy decides through :meth:`Policy.act` on the seat's view."""
@@ -147,6 +163,8 @@ def _play_games_scalar(
         game.reset(deals=[Deal(tuple(map(int, d)), tuple(map(int, r))) for d, r in zip(deck[i], removed[i])])
         while not game.is_over:
             seat = game.current_seat
+            if on_turn is not None:
+                on_turn(np.array([i], dtype=np.int64), np.array([seating[i, seat]], dtype=np.int64))
             game.step(policies[seating[i, seat]].act(game.seat_view(seat)))
         out[i] = game.final_penalties()
     return out

@@ -15,8 +15,8 @@
 2. **Fit.** The student's actor starts from its checkpoint and is trained by Adam on the masked
    cross-entropy of the teacher's actions, plus ``--kl`` times KL(student at the start || student), which
    keeps it near where it started on decisions the teacher plays as it would anyway. A share
-   ``--holdout`` of the decisions (whole games) is kept out of the fit and reported: how often the
-   student's argmax agrees with the teacher before and after.
+   ``--holdout`` of the deals (each deal whole, in all its seat rotations) is kept out of the fit and
+   reported: how often the student's argmax agrees with the teacher before and after.
    ``--save-data FILE`` writes the decisions to an ``.npz``; ``--load-data FILE ...`` fits on them again
    without playing (to try another ``--lr``, ``--kl`` or ``--epochs``), or on several such files at once
    (a student of several table sizes is fitted on one file per size, each played with its ``--players``).
@@ -65,6 +65,8 @@ class Recorder(Policy):
         obs: float32 arrays (b, obs_size), one per :meth:`act_batch` call.
         masks: bool arrays (b, 2), the legal actions.
         actions: int64 arrays (b,), what ``inner`` played.
+        games: int64 arrays (b,), the game of each decision, kept when :meth:`note_turn` told the games of
+            each call (as :func:`training.evaluation.evaluate.play_games`'s ``on_turn``).
     """
 
     def __init__(self, inner: Policy, chip_memory: bool, behaviour: bool) -> None:
@@ -75,6 +77,12 @@ class Recorder(Policy):
         self.obs: list[np.ndarray] = []
         self.masks: list[np.ndarray] = []
         self.actions: list[np.ndarray] = []
+        self.games: list[np.ndarray] = []
+        self._acting: np.ndarray | None = None
+
+    def note_turn(self, games: np.ndarray, ids: np.ndarray) -> None:
+        """``play_games``'s ``on_turn`` with this recorder as policy 0: the games of its next call."""
+        self._acting = games[ids == 0]
 
     def seed(self, seed: int | None) -> None:
         self.inner.seed(seed)
@@ -86,18 +94,24 @@ class Recorder(Policy):
         out = np.asarray(self.inner.act_batch(view), dtype=np.int64)
         mask = view.action_mask().astype(bool)
         free = mask.all(axis=1)  # both actions legal: a real decision
+        if self._acting is not None and len(self._acting) != len(out):
+            raise RuntimeError(f"recorder: told of {len(self._acting)} games, asked to act in {len(out)}")
         if free.any():
             self.obs.append(encode_batch(view, self.chip_memory, self.behaviour)[free])
             self.masks.append(mask[free])
             self.actions.append(out[free])
+            if self._acting is not None:
+                self.games.append(self._acting[free])
+        self._acting = None
         return out
 
 
 @dataclass
 class Decisions:
     """Recorded teacher decisions: obs float32 (N, obs_size), mask bool (N, 2), action int64 (N,),
-    game int64 (N,) (the generation task's index, to hold out whole games), and the table size they were
-    played at (None when unknown or mixed)."""
+    game int64 (N,) (the deal each decision comes from, the same for all its seat rotations, so that a deal
+    is held out whole; files saved by earlier versions hold the generation task's index, a group of
+    100 deals), and the table size they were played at (None when unknown or mixed)."""
 
     obs: np.ndarray
     mask: np.ndarray
@@ -187,8 +201,9 @@ def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
     return out
 
 
-def _generate(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """One generation task: ``deals`` deals against one table, every rotation; the teacher's decisions."""
+def _generate(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """One generation task: ``deals`` deals against one table, every rotation. Returns the teacher's
+    decisions (obs, mask, action), the deal (0 to ``deals - 1``) each comes from, and the seconds of play."""
     from nothanks_env.specs import load_policy
     from training.checkpoints import read_metadata
     from training.evaluation.evaluate import duplicate_seating, play_games
@@ -205,12 +220,13 @@ def _generate(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     deck, removed = deal_matches(config, deals, np.random.default_rng(seed))
     seating, deal = duplicate_seating(np.tile(np.arange(num_players), (deals, 1)))
     start = time.perf_counter()
-    play_games([rec, *others], config, deck[deal], removed[deal], seating)
+    play_games([rec, *others], config, deck[deal], removed[deal], seating, on_turn=rec.note_turn)
     seconds = time.perf_counter() - start
     if not rec.actions:
-        size = 0 if not rec.obs else rec.obs[0].shape[1]
-        return np.zeros((0, size), np.float32), np.zeros((0, 2), bool), np.zeros(0, np.int64), seconds
-    return np.concatenate(rec.obs), np.concatenate(rec.masks), np.concatenate(rec.actions), seconds
+        empty = np.zeros(0, np.int64)
+        return np.zeros((0, 0), np.float32), np.zeros((0, 2), bool), empty, empty, seconds
+    rows = [np.concatenate(a) for a in (rec.obs, rec.masks, rec.actions)]
+    return *rows, deal[np.concatenate(rec.games)], seconds
 
 
 def generate(
@@ -272,7 +288,7 @@ def generate(
                 results.append(r)
                 bar.update(DEALS_PER_TASK * num_players)
     bar.close()
-    game = np.concatenate([np.full(len(r[2]), i, dtype=np.int64) for i, r in enumerate(results)])
+    game = np.concatenate([i * DEALS_PER_TASK + r[3] for i, r in enumerate(results)])
     data = Decisions(*(np.concatenate([r[k] for r in results]) for k in range(3)), game, num_players)
     return data, time.time() - start
 
@@ -313,15 +329,15 @@ def fit(
         lr: Adam's learning rate.
         kl: weight of KL(start || now) per decision (0: plain cross-entropy).
         batch_size: decisions per gradient step.
-        holdout: share of generation tasks (whole games; at least one, never all) kept out of the fit to
-            measure agreement.
+        holdout: share of deals (``data.game`` groups, each whole; at least one, never all) kept out of the
+            fit to measure agreement.
         seed: seeds the split and the batches.
 
     Returns:
         The new actor weights (``layers.{i}.weight/bias`` tensors) and a :class:`FitReport`.
 
     Raises:
-        ValueError: for no decisions, or fewer than two generation tasks.
+        ValueError: for no decisions, or decisions from fewer than two deals.
     """
     import torch
 
@@ -332,10 +348,10 @@ def fit(
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    tasks = np.unique(data.game)
-    if len(tasks) < 2:
-        raise ValueError(f"games: expected at least 2 generation tasks to hold one out, got {len(tasks)}")
-    held = rng.permutation(tasks)[: min(len(tasks) - 1, max(1, round(holdout * len(tasks))))]
+    groups = np.unique(data.game)
+    if len(groups) < 2:
+        raise ValueError(f"decisions: expected decisions from at least 2 deals to hold one out, got {len(groups)}")
+    held = rng.permutation(groups)[: min(len(groups) - 1, max(1, round(holdout * len(groups))))]
     is_held = np.isin(data.game, held)
     train, test = data.take(np.flatnonzero(~is_held)), data.take(np.flatnonzero(is_held))
     policy = load_checkpoint_policy(student)
@@ -482,12 +498,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     try:
-        if args.load_data is None and tasks_needed(args.games, args.players) < 2:
-            raise ValueError(
-                f"--games: expected more than {DEALS_PER_TASK * args.players} at {args.players} players (games are "
-                f"played in tasks of {DEALS_PER_TASK} deals in every seat rotation, and at least one of 2 tasks is "
-                f"held out), got {args.games}"
-            )
         if args.kl < 0:
             raise ValueError(f"--kl: expected a number >= 0, got {args.kl}")
         saved = None if args.save_data is None else Path(args.save_data)
