@@ -76,6 +76,7 @@ def test_the_command_line_writes_a_loadable_checkpoint_and_refuses_bad_input(tmp
     "extra, message",
     [
         (["--kl", "-1"], "--kl: expected a number >= 0, got -1.0"),
+        (["--departure-weight", "0"], "--departure-weight: expected a number > 0, got 0.0"),
         (["--holdout", "1"], "--holdout: expected a share in (0, 1), got 1.0"),
         (["--opponents", "heuristic+utility+extort"], "--opponents: expected one spec or 2 joined by '+'"),
         (["--teacher", "nosuchbot"], "--teacher: "),
@@ -88,6 +89,15 @@ def test_bad_input_is_one_error_line(tmp_path, capsys, extra, message):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_a_heavier_departure_weight_follows_more_of_the_teachers_corrections():
+    data, _ = distill.generate("never-take", "ppo-3p", ["heuristic"], num_players=3, games=600, seed=0)
+    fixed = {}
+    for w in (1.0, 10.0):  # a strong pull back to the start (kl=1) and one short epoch: weight decides
+        _, report = distill.fit("ppo-3p", data, epochs=1, lr=3e-4, kl=1.0, holdout=0.5, departure_weight=w, seed=0)
+        fixed[w] = report.departures_fixed
+    assert fixed[1.0] < 0.7 and fixed[10.0] > 0.85  # measured 0.52 and 0.91
 
 
 def test_each_table_can_have_its_own_teacher():

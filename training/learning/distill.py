@@ -2,7 +2,7 @@
 
 ``python -m training.distill --teacher SPEC --student CHECKPOINT --out DIR [--players P --opponents SPEC ...
 --teacher-of TABLE SPEC ... --games N --epochs E --lr LR --kl K --seed S --workers W --save-data F
---load-data F]``
+--load-data F --departure-weight W]``
 
 1. **Play.** The teacher plays ``--games`` games against the ``--opponents`` (one table per deal, drawn
    uniformly from the list; a spec ``a+b`` is a mixed table, any other spec fills every other seat), in
@@ -318,6 +318,7 @@ def fit(
     kl: float = 0.1,
     batch_size: int = 1024,
     holdout: float = 0.1,
+    departure_weight: float = 1.0,
     seed: int = 0,
 ) -> tuple[dict, FitReport]:
     """Fit the student's actor to the teacher's actions (step 2 of the module docstring).
@@ -329,6 +330,8 @@ def fit(
         lr: Adam's learning rate.
         kl: weight of KL(start || now) per decision (0: plain cross-entropy).
         batch_size: decisions per gradient step.
+        departure_weight: weight of the cross-entropy on training decisions where the teacher's action is not
+            the starting student's argmax (the teacher's corrections), relative to 1 on the others.
         holdout: share of deals (``data.game`` groups, each whole; at least one, never all) kept out of the
             fit to measure agreement.
         seed: seeds the split and the batches.
@@ -372,6 +375,9 @@ def fit(
     departed = arg_before != test.action
     with torch.no_grad():
         start_logp = torch.log_softmax(masked_logits(train.obs, train.mask), dim=1)
+    # 1 where the teacher plays the starting student's argmax, departure_weight where it corrects it
+    weight_t = torch.ones(len(train))
+    weight_t[start_logp.argmax(dim=1) != torch.from_numpy(train.action)] = departure_weight
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     losses = []
     obs_t, act_t = torch.from_numpy(train.obs), torch.from_numpy(train.action)
@@ -382,7 +388,8 @@ def fit(
         for s in range(0, len(order), batch_size):
             b = order[s : s + batch_size]
             logp = torch.log_softmax(net(obs_t[b]).masked_fill(~mask_t[b], -1e9), dim=1)
-            loss = torch.nn.functional.nll_loss(logp, act_t[b])
+            nll = torch.nn.functional.nll_loss(logp, act_t[b], reduction="none")
+            loss = (weight_t[b] * nll).mean()
             if kl > 0:
                 p0 = start_logp[b].exp()
                 loss = loss + kl * (p0 * (start_logp[b] - logp)).sum(dim=1).mean()
@@ -424,7 +431,14 @@ def distill(args: argparse.Namespace) -> dict:
             data.save(args.save_data)
     start = time.time()
     weights, report = fit(
-        args.student, data, epochs=args.epochs, lr=args.lr, kl=args.kl, holdout=args.holdout, seed=args.seed
+        args.student,
+        data,
+        epochs=args.epochs,
+        lr=args.lr,
+        kl=args.kl,
+        holdout=args.holdout,
+        departure_weight=args.departure_weight,
+        seed=args.seed,
     )
     fit_seconds = time.time() - start
     played = not args.load_data  # with --load-data, who played whom is the saved data's story, not these flags
@@ -442,6 +456,7 @@ def distill(args: argparse.Namespace) -> dict:
         "fit_seconds": round(fit_seconds, 1),
         "lr": args.lr,
         "kl": args.kl,
+        "departure_weight": args.departure_weight,
         "fit": asdict(report),
     }
     dropped = ("files", "format", "observation_layout", "metadata_sha256", "eval")  # recomputed, or the student's
@@ -480,6 +495,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--epochs", type=int_in(1), default=4, help="passes over the training decisions")
     ap.add_argument("--lr", type=positive_float, default=1e-4, help="Adam learning rate")
     ap.add_argument("--kl", type=float, default=0.1, help="weight of KL(start || student), >= 0")
+    ap.add_argument("--departure-weight", type=float, default=1.0,
+                    help="weight of the teacher's corrections (decisions where it departs from the starting "
+                         "student's argmax) in the cross-entropy, relative to 1 for the others; > 0")  # fmt: skip
     ap.add_argument("--holdout", type=float, default=0.1, help="share of games kept out of the fit, in (0, 1)")
     ap.add_argument("--seed", type=int, default=0, help="seeds the deals, the tables drawn, the split and the fit")
     ap.add_argument("--workers", type=int_in(1), default=1, help="processes that play the teacher's games")
@@ -500,6 +518,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.kl < 0:
             raise ValueError(f"--kl: expected a number >= 0, got {args.kl}")
+        if not args.departure_weight > 0:
+            raise ValueError(f"--departure-weight: expected a number > 0, got {args.departure_weight}")
         saved = None if args.save_data is None else Path(args.save_data)
         if saved is not None and (saved.is_dir() or not saved.parent.is_dir()):
             raise ValueError(f"--save-data: expected a file path in an existing directory, got {args.save_data!r}")
