@@ -117,6 +117,7 @@ def test_decisions_saved_once_can_be_fitted_again(tmp_path, capsys):
     data_file = tmp_path / "decisions.npz"
     first = ["--teacher", "never-take", "--student", "ppo-3p", "--games", "600", "--epochs", "1", "--no-progress"]
     assert distill.main([*first, "--out", str(tmp_path / "a"), "--save-data", str(data_file)]) == 0
+    assert " teacher decisions in " in capsys.readouterr().out
     saved = distill.Decisions.load(data_file)
     assert saved.obs.shape[1] == 445 and saved.mask.dtype == bool and (saved.action == 0).all()
     # a second fit from the file: no games played, the same decisions
@@ -124,7 +125,7 @@ def test_decisions_saved_once_can_be_fitted_again(tmp_path, capsys):
     assert distill.main([*again, "--load-data", str(data_file), "--epochs", "1"]) == 0
     summary = json.loads((tmp_path / "b" / "distill.json").read_text())
     assert summary["generate_seconds"] == 0 and summary["fit"]["decisions"] == len(saved)
-    capsys.readouterr()
+    assert capsys.readouterr().out.startswith(f"{len(saved):,} teacher decisions loaded from 1 file(s); ")
     assert distill.main([*again[:-1], "--out", str(tmp_path / "c"), "--load-data", str(tmp_path / "none.npz")]) == 2
     assert "--load-data: expected an .npz of decisions" in capsys.readouterr().err
 

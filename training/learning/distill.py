@@ -559,9 +559,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if r["departures_fixed"] is None
         else f"{r['departures_fixed']:.3f} of the departures now follow the teacher"
     )
-    played = "" if summary["games_played"] in (None, args.games) else f" ({summary['games_played']:,} games played)"
+    if summary["data"]:
+        source = f"{r['decisions']:,} teacher decisions loaded from {len(summary['data'])} file(s)"
+    else:
+        played = "" if summary["games_played"] == args.games else f" ({summary['games_played']:,} games played)"
+        source = f"{r['decisions']:,} teacher decisions in {summary['generate_seconds']:.0f} s{played}"
     print(
-        f"{r['decisions']:,} teacher decisions in {summary['generate_seconds']:.0f} s{played}; the student departed "
+        f"{source}; the student departed "
         f"from the teacher on {r['departures']:.3f} of the {r['holdout']:,} held-out ones. Agreement "
         f"{r['agree_before']:.3f} -> {r['agree_after']:.3f} ({fixed}) after {r['epochs']} epoch(s) in "
         f"{summary['fit_seconds']:.0f} s. Wrote {args.out}"
