@@ -262,7 +262,7 @@ def test_composite_shipped_agents_resolve_to_their_spec():
 
     best = load_policy("best-3p", num_players=3, seed=0)
     assert isinstance(best, SearchPolicy) and best.name == "best-3p"
-    assert load_policy(SHIPPED_SPECS["best-3p"]).rollout.name == best.rollout.name == "ppo-3p-v4"
+    assert load_policy(SHIPPED_SPECS["best-3p"]).rollout.name == best.rollout.name == "ppo-3p"
     with pytest.raises(ValueError, match=r"expected a policy for 5 players, got one trained for \[3\] players"):
         load_policy("best-3p", num_players=5)
     with pytest.raises(ValueError, match=r"a shipped agent \(.*best-3p"):
