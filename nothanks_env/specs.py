@@ -12,6 +12,8 @@ spec                           meaning
                                ``model``) take a nested spec, in parentheses when it has its own
                                ``:`` parameters: ``search:rollout=ppo-3p,model=(utility:extort_buffer=4)``
 ``PATH``                       a checkpoint file or directory that exists on disk
+``PATH:deterministic=False``   a checkpoint (a path or a shipped ``SHORT`` name) that samples its action
+                               from the network's softmax instead of playing the argmax
 ``module:attr``                a user policy: ``attr`` of importable ``module`` is a :class:`Policy`
                                subclass or instance, or a zero-argument factory returning a policy
 ``SHORT``                      a shipped checkpoint (``training.checkpoints.SHIPPED``) or a shipped
@@ -159,6 +161,42 @@ def _looks_like_path(spec: str) -> bool:
     )
 
 
+CHECKPOINT_PARAMS: tuple[str, ...] = ("deterministic",)
+"""Parameters a checkpoint spec takes after a ``:`` (``ppo-3p:deterministic=False``)."""
+
+
+def _is_checkpoint(spec: str, head: str) -> bool:
+    """``head`` names a checkpoint: an existing path, or a shipped network's short name."""
+    if _exists(head):
+        return True
+    if _looks_like_path(head):
+        return False
+    return head in getattr(_checkpoints(spec), "SHIPPED", {})
+
+
+def _checkpoint_with_params(spec: str, head: str, text: str) -> Policy:
+    """A checkpoint with the parameters of :data:`CHECKPOINT_PARAMS` (``deterministic=False``: it samples)."""
+    params = _parse_params(spec, text)
+    unknown = sorted(set(params) - set(CHECKPOINT_PARAMS))
+    if unknown:
+        raise ValueError(
+            f"policy spec {spec!r}: a checkpoint takes parameters {list(CHECKPOINT_PARAMS)}, got {unknown}"
+        )
+    deterministic = params.get("deterministic", True)
+    if not isinstance(deterministic, bool):
+        raise ValueError(
+            f"policy spec {spec!r}: deterministic: expected True or False, got {params['deterministic']!r}"
+        )
+    try:
+        policy = _checkpoints(spec).load_checkpoint_policy(
+            head if not _exists(head) else pathlib.Path(head), deterministic=deterministic
+        )
+    except FileNotFoundError as e:  # a path that exists but holds no checkpoint
+        raise ValueError(f"policy spec {spec!r}: {e}") from e
+    policy.name = spec  # tables say that it samples
+    return policy
+
+
 def _checkpoints(spec: str):
     try:
         return importlib.import_module("training.checkpoints")
@@ -197,6 +235,8 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
             policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(spec))
         except FileNotFoundError as e:  # a path that exists but holds no checkpoint
             raise ValueError(f"policy spec {spec!r}: {e}") from e
+    elif sep and "=" in tail and _is_checkpoint(spec, head):
+        policy = _checkpoint_with_params(spec, head, tail)
     elif _looks_like_path(spec):
         raise ValueError(
             f"policy spec {spec!r}: the path {spec} does not exist (expected an existing checkpoint directory "

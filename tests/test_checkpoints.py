@@ -267,3 +267,31 @@ def test_nan_logits_fail_clearly_and_sampling_stays_legal():
     for _ in range(20):
         assert (favour_pass.act_observation(obs, forced) == 1).all()
     assert (favour_pass.act_observation(obs, np.ones_like(mask)) == 0).all()
+
+
+def test_a_checkpoint_spec_can_ask_for_sampled_actions():
+    from training.specs import load_policy
+
+    batch = views(4000, seed=5, num_players=3)
+    greedy = load_policy("ppo-3p", num_players=3)
+    obs = enc.encode_batch(batch, greedy.chip_memory, greedy.behaviour)
+    p_take = greedy.probabilities(obs, batch.action_mask())[:, 1]
+    sampled = load_policy("ppo-3p:deterministic=False", num_players=3, seed=4)
+    assert sampled.stochastic and not greedy.stochastic and sampled.name == "ppo-3p:deterministic=False"
+    takes = sampled.act_batch(batch)
+    # The draws follow the network's softmax: the number of takes is within 5 sd of its expectation, and
+    # unlike the argmax it sometimes plays the less likely action.
+    sd = float(np.sqrt((p_take * (1 - p_take)).sum()))
+    assert sd > 3 and abs(takes.sum() - p_take.sum()) < 5 * sd
+    assert (takes != greedy.act_batch(batch)).sum() > 10
+    assert (takes[batch.action_mask()[:, 0] == 0] == 1).all()  # at 0 chips it always takes
+    again = load_policy("checkpoints/ppo-3p:deterministic=False", num_players=3, seed=4)
+    assert np.array_equal(again.act_batch(batch), takes)  # the same seed, the same draws; a path works too
+    assert not load_policy("ppo-3p:deterministic=True").stochastic
+    for spec, match in [
+        ("ppo-3p:deterministic=1", r"deterministic: expected True or False, got 1"),
+        ("ppo-3p:temperature=2", r"a checkpoint takes parameters \['deterministic'\], got \['temperature'\]"),
+        ("best-3p:deterministic=False", r"expected a baseline .* a shipped agent"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            load_policy(spec)
