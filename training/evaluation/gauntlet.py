@@ -22,6 +22,11 @@ Command line::
         --json runs/gauntlet.json --md runs/gauntlet.md
     python -m training.gauntlet --players 4 --policy heuristic ppo-mixed --games 600 --md runs/g4.md
     python -m training.gauntlet --list        # the standard columns
+    python -m training.gauntlet --players 3 --policy ppo-3p --heldout   # bots no agent was chosen on
+
+``--heldout`` swaps the standard set for :data:`HELDOUT_COLUMNS` (:mod:`training.evaluation.heldout`): kinds
+of bot and tables that no agent is trained, distilled or selected against, so a score there says whether the
+gauntlet's scores carry over to play an agent never met.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from training.cli import Parser
 from training.evaluation.evaluate import PolicyStats, plan_matchup, rounded_games, run_many
+from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS
 from training.variants import add_variant_arguments, variant_config
 
 STANDARD_OPPONENTS: tuple[str, ...] = (
@@ -128,6 +134,12 @@ STANDARD_COLUMNS: tuple[Column, ...] = tuple(parse_column(s) for s in STANDARD_O
     parse_column("+".join(t)) for t in MIXED_TABLES
 )
 """The standard gauntlet: one column per standard opponent, then the mixed tables."""
+
+HELDOUT_COLUMNS: tuple[Column, ...] = tuple(parse_column(s) for s in HELDOUT_OPPONENTS) + tuple(
+    parse_column("+".join(t)) for t in HELDOUT_MIXED
+)
+"""The held-out set (``--heldout``): bots and tables no agent is trained or chosen on
+(:mod:`training.evaluation.heldout`), to check that an agent's gauntlet scores carry over to play it never met."""
 
 
 @dataclass
@@ -423,11 +435,15 @@ def build_parser() -> argparse.ArgumentParser:
                     "every deal played once per seat rotation; the output says so)")  # fmt: skip
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1, help="processes shared by the columns (the core count)")
-    ap.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables")
+    which.add_argument("--heldout", action="store_true", help="replace the standard set with the held-out bots "
+                       "and tables (training.evaluation.heldout), which no agent is trained or chosen on")  # fmt: skip
     ap.add_argument("--column-games", nargs="+", default=[], metavar="LABEL=N", help="games of one column")
     ap.add_argument("--json", help="write every report as JSON to this path")
     ap.add_argument("--md", help="write Markdown tables to this path")
-    ap.add_argument("--list", action="store_true", help="print the standard columns and exit")
+    ap.add_argument("--list", action="store_true", help="print the standard (or with --heldout the held-out) columns "
+                    "and exit")  # fmt: skip
     ap.add_argument("--no-progress", action="store_true")
     add_ray_argument(ap)
     return ap
@@ -471,12 +487,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help, or bad input already reported on one line
         return int(e.code or 0)
     if args.list:
-        for c in STANDARD_COLUMNS:
+        for c in HELDOUT_COLUMNS if args.heldout else STANDARD_COLUMNS:
             print(c.label + (f"  (at most {c.max_games} games)" if c.max_games else ""))
         return 0
     try:
         _check_args(args)
-        columns = [parse_column(c) for c in args.columns] if args.columns else list(STANDARD_COLUMNS)
+        if args.columns:
+            columns = [parse_column(c) for c in args.columns]
+        else:
+            columns = list(HELDOUT_COLUMNS if args.heldout else STANDARD_COLUMNS)
         column_games = _column_games(args.column_games)
         labels = [c.label for c in columns]
         unknown = sorted(set(column_games) - set(labels))

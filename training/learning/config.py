@@ -369,9 +369,15 @@ class Config(_Section):
         rather than when the pool or the first evaluation is built.
         """
         from nothanks_env.specs import load_policy
+        from training.evaluation.heldout import is_heldout
 
         for where, specs in (("pool.scripted", list(self.pool.scripted)), ("eval.opponents", self.eval.opponents)):
             for spec in specs:
+                if is_heldout(spec):
+                    raise ValueError(
+                        f"{where}: expected opponents that are not held out (training.evaluation.heldout is kept "
+                        f"out of training and selection to test them), got {spec!r}"
+                    )
                 for n in self.game.num_players:
                     try:
                         pol = load_policy(spec, num_players=n)

@@ -185,6 +185,7 @@ def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
     """Each opponent entry as the specs of the ``num_players - 1`` other seats, parsed as the gauntlet's
     columns are (:func:`training.evaluation.gauntlet.parse_column`), but only one spec or exactly one per seat."""
     from training.evaluation.gauntlet import parse_column
+    from training.evaluation.heldout import is_heldout
 
     out = []
     for entry in opponents:
@@ -196,6 +197,11 @@ def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
             raise ValueError(
                 f"--opponents: expected one spec or {num_players - 1} joined by '+' for {num_players} players, "
                 f"got {entry!r}"
+            )
+        if is_heldout(entry):
+            raise ValueError(
+                f"--opponents: expected tables without held-out bots (training.evaluation.heldout is kept out of "
+                f"training to test it), got {entry!r}"
             )
         out.append(column.seat_specs(num_players))
     return out
