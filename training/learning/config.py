@@ -590,7 +590,7 @@ def load_config(
     """
     path = Path(path) if path is not None else default
     if not path.is_file():
-        raise ConfigError(f"config file not found: {path}")
+        raise ConfigError(f"config file not found: expected an existing YAML file, got {path}")
     try:
         data = yaml.load(path.read_text(), Loader=_UniqueKeyLoader) or {}
     except ConfigError as e:
