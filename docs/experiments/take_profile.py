@@ -30,31 +30,37 @@ from nothanks_env.vector import VectorGame
 BUCKETS = [(-99, -1), (0, 2), (3, 5), (6, 8), (9, 11), (12, 15), (16, 20), (21, 99)]
 
 
-def profile(policy_spec: str, opponent_spec: str, games: int, seed: int) -> None:
-    """Play and print one policy's profile (see the module docstring)."""
-    pol = load_policy(policy_spec, num_players=3, seed=seed)
-    opp = load_policy(opponent_spec, num_players=3, seed=seed + 1)
+def play_seat0(policy, opponent, games: int, seed: int, record) -> VectorGame:
+    """Play ``games`` deals with ``policy`` in seat 0 and two copies of ``opponent``; call
+    ``record(view, actions)`` on each batch of the policy's decisions; return the finished games."""
     vg = VectorGame(GameConfig(num_players=3), games, seed=seed)
     vg.record_behaviour = True
-    costs, takes, chips, deck = [], [], [], []
     while not vg.done.all():
         live = np.flatnonzero(~vg.done)
         mine = vg.seat[live] == 0
         actions = np.zeros(games, dtype=np.int64)
         if mine.any():
             view = vg.view(live[mine])
-            actions[live[mine]] = pol.act_batch(view)
-            costs.append(own_take_delta(view) - view.pot)
-            takes.append(actions[live[mine]])
-            chips.append(view.own_chips)
-            deck.append(view.cards_in_deck)
+            actions[live[mine]] = policy.act_batch(view)
+            record(view, actions[live[mine]])
         if (~mine).any():
-            actions[live[~mine]] = opp.act_batch(vg.view(live[~mine]))
+            actions[live[~mine]] = opponent.act_batch(vg.view(live[~mine]))
         vg.step(actions, which=~vg.done)
+    return vg
+
+
+def profile(policy_spec: str, opponent_spec: str, games: int, seed: int) -> None:
+    """Play and print one policy's profile (see the module docstring)."""
+    pol = load_policy(policy_spec, num_players=3, seed=seed)
+    opp = load_policy(opponent_spec, num_players=3, seed=seed + 1)
+    rows: list[tuple[np.ndarray, ...]] = []
+    vg = play_seat0(
+        pol, opp, games, seed, lambda v, a: rows.append((own_take_delta(v) - v.pot, a, v.own_chips, v.cards_in_deck))
+    )
     pen = vg.penalties()
     best_other = pen[:, 1:].min(axis=1)
     win = (pen[:, 0] < best_other).mean() + 0.5 * (pen[:, 0] == best_other).mean()
-    cost, take, chip, left = map(np.concatenate, (costs, takes, chips, deck))
+    cost, take, chip, left = (np.concatenate(col) for col in zip(*rows))
     print(
         f"{policy_spec} vs 2x {opponent_spec}, {games} deals in seat 0: win ~{win:.3f}; end of deal: chips "
         f"{vg.chips[:, 0].mean():.1f} (opponents {vg.chips[:, 1:].mean():.1f}), card points "
@@ -74,22 +80,14 @@ def observations(policy_spec: str, opponent_spec: str, games: int, seed: int) ->
     """The network's encoded observations float32 (N, 445) and masks int8 (N, 2) in seat 0 of ``games`` deals."""
     pol = load_policy(policy_spec, num_players=3)
     opp = load_policy(opponent_spec, num_players=3, seed=seed + 1)
-    vg = VectorGame(GameConfig(num_players=3), games, seed=seed)
-    vg.record_behaviour = True
-    obs, masks = [], []
-    while not vg.done.all():
-        live = np.flatnonzero(~vg.done)
-        mine = vg.seat[live] == 0
-        actions = np.zeros(games, dtype=np.int64)
-        if mine.any():
-            view = vg.view(live[mine])
-            o, m = enc.encode_batch(view, pol.chip_memory, pol.behaviour), view.action_mask()
-            obs.append(o)
-            masks.append(m)
-            actions[live[mine]] = pol.act_observation(o, m)
-        if (~mine).any():
-            actions[live[~mine]] = opp.act_batch(vg.view(live[~mine]))
-        vg.step(actions, which=~vg.done)
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+
+    def record(view, actions) -> None:
+        obs.append(enc.encode_batch(view, pol.chip_memory, pol.behaviour))
+        masks.append(view.action_mask())
+
+    play_seat0(pol, opp, games, seed, record)
     return np.concatenate(obs), np.concatenate(masks)
 
 
@@ -97,7 +95,8 @@ def record_dependence(policy_spec: str, opponent_spec: str, other_spec: str, gam
     """Print the share of the network's free decisions that change when its behaviour inputs are swapped."""
     pol = load_policy(policy_spec, num_players=3)
     if not getattr(pol, "behaviour", False):
-        raise SystemExit(f"error: --record-from: expected a network with the behaviour inputs, got {policy_spec!r}")
+        print(f"{policy_spec}: no behaviour inputs, so --record-from does not apply")
+        return
     record = slice(enc.OBS_SIZE, enc.OBS_SIZE + enc.BEHAVIOUR_SIZE)
     obs, masks = observations(policy_spec, opponent_spec, games, seed)
     other, _ = observations(policy_spec, other_spec, games, seed + 2)
