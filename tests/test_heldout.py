@@ -81,7 +81,7 @@ def test_gauntlet_heldout_plays_the_heldout_columns(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[-12:] == [c.label for c in g.HELDOUT_COLUMNS]
 
 
-def test_heldout_bots_are_refused_for_training_and_selection(capsys):
+def test_heldout_bots_are_refused_for_training_and_selection(capsys, tmp_path):
     from training.learning.config import load_config
     from training.learning.distill import _tables
 
@@ -91,3 +91,17 @@ def test_heldout_bots_are_refused_for_training_and_selection(capsys):
         load_config(None, ["eval.opponents=[heuristic, training.evaluation.heldout:Hoarder]"])
     with pytest.raises(ValueError, match=r"--opponents: expected tables without held-out bots"):
         _tables(["heuristic", "utility+training.evaluation.heldout:LowCard"], 3)
+    from training.learning.distill import main as distill_main
+
+    for args in (
+        ["--teacher", "training.evaluation.heldout:Clock", "--opponents", "heuristic"],
+        ["--teacher", "heuristic", "--opponents", "heuristic", "utility",
+         "--teacher-of", "utility", "training.evaluation.heldout:Gambler"],
+    ):  # fmt: skip
+        try:
+            code = distill_main([*args, "--student", "ppo-3p", "--out", str(tmp_path / "d"), "--games", "10",
+                                 "--no-progress"])  # fmt: skip
+        except SystemExit as stop:
+            code = stop.code
+        assert code == 2 and not (tmp_path / "d").exists()
+        assert "expected teachers that are not held out" in capsys.readouterr().err

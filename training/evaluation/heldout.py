@@ -3,8 +3,8 @@
 The gauntlet (:mod:`training.evaluation.gauntlet`) is what agents are chosen on, so its columns are no longer
 a fair test of play the agents have never met. This module keeps a second, smaller set for that test only:
 ``python -m training.gauntlet --heldout`` plays a policy against it. Keep these bots out of every training
-pool, distillation table and selection; the self-play config (``pool.scripted``) and ``training.distill
---opponents`` refuse them (:func:`is_heldout`).
+pool, distillation and selection; the self-play config (``pool.scripted``, ``eval.opponents``) and
+``training.distill`` (``--opponents``, ``--teacher``, ``--teacher-of``) refuse them (:func:`is_heldout`).
 
 They are our own rules of the kinds people write for this game, none of them in the standard set:
 

@@ -49,6 +49,7 @@ from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView, deal_matches
 from training.cli import Parser, int_in, positive_float
+from training.evaluation.heldout import is_heldout
 
 DEALS_PER_TASK = 100
 """Deals of one generation task (each played in every seat rotation)."""
@@ -185,7 +186,6 @@ def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
     """Each opponent entry as the specs of the ``num_players - 1`` other seats, parsed as the gauntlet's
     columns are (:func:`training.evaluation.gauntlet.parse_column`), but only one spec or exactly one per seat."""
     from training.evaluation.gauntlet import parse_column
-    from training.evaluation.heldout import is_heldout
 
     out = []
     for entry in opponents:
@@ -275,6 +275,12 @@ def generate(
     if unknown:
         raise ValueError(f"--teacher-of: expected tables among --opponents {list(opponents)}, got {unknown}")
     teachers = [teacher_of.get(entry, teacher) for entry in opponents]
+    held = sorted({t for t in teachers if is_heldout(t)})
+    if held:
+        raise ValueError(
+            f"--teacher: expected teachers that are not held out (training.evaluation.heldout is kept out of "
+            f"training to test it), got {held}"
+        )
     n_tasks = tasks_needed(games, num_players)
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, len(tables), n_tasks)
