@@ -187,14 +187,18 @@ def _checkpoint_with_params(spec: str, head: str, text: str) -> Policy:
         raise ValueError(
             f"policy spec {spec!r}: deterministic: expected True or False, got {params['deterministic']!r}"
         )
-    try:
-        policy = _checkpoints(spec).load_checkpoint_policy(
-            head if not _exists(head) else pathlib.Path(head), deterministic=deterministic
-        )
-    except FileNotFoundError as e:  # a path that exists but holds no checkpoint
-        raise ValueError(f"policy spec {spec!r}: {e}") from e
+    policy = _load_checkpoint(spec, pathlib.Path(head) if _exists(head) else head, deterministic=deterministic)
     policy.name = spec  # tables say that it samples
     return policy
+
+
+def _load_checkpoint(spec: str, target: str | pathlib.Path, deterministic: bool = True) -> Policy:
+    """The checkpoint at ``target`` (a path, or a shipped short name given as a str); a path that exists but
+    holds no checkpoint is a ValueError naming ``spec``."""
+    try:
+        return _checkpoints(spec).load_checkpoint_policy(target, deterministic=deterministic)
+    except FileNotFoundError as e:
+        raise ValueError(f"policy spec {spec!r}: {e}") from e
 
 
 def _checkpoints(spec: str):
@@ -231,10 +235,7 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
     if head in BASELINES:
         policy = _baseline(spec, head, tail, seed, num_players)
     elif _exists(spec):
-        try:
-            policy = _checkpoints(spec).load_checkpoint_policy(pathlib.Path(spec))
-        except FileNotFoundError as e:  # a path that exists but holds no checkpoint
-            raise ValueError(f"policy spec {spec!r}: {e}") from e
+        policy = _load_checkpoint(spec, pathlib.Path(spec))
     elif sep and "=" in tail and _is_checkpoint(spec, head):
         policy = _checkpoint_with_params(spec, head, tail)
     elif _looks_like_path(spec):

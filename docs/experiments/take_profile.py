@@ -76,9 +76,8 @@ def profile(policy_spec: str, opponent_spec: str, games: int, seed: int) -> None
         )
 
 
-def observations(policy_spec: str, opponent_spec: str, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def observations(pol, opponent_spec: str, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The network's encoded observations float32 (N, 445) and masks int8 (N, 2) in seat 0 of ``games`` deals."""
-    pol = load_policy(policy_spec, num_players=3)
     opp = load_policy(opponent_spec, num_players=3, seed=seed + 1)
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
@@ -98,8 +97,8 @@ def record_dependence(policy_spec: str, opponent_spec: str, other_spec: str, gam
         print(f"{policy_spec}: no behaviour inputs, so --record-from does not apply")
         return
     record = slice(enc.OBS_SIZE, enc.OBS_SIZE + enc.BEHAVIOUR_SIZE)
-    obs, masks = observations(policy_spec, opponent_spec, games, seed)
-    other, _ = observations(policy_spec, other_spec, games, seed + 2)
+    obs, masks = observations(pol, opponent_spec, games, seed)
+    other, _ = observations(pol, other_spec, games, seed + 2)
     free = masks.all(axis=1)
     played = pol.act_observation(obs, masks)
     swapped = obs.copy()

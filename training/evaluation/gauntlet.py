@@ -486,16 +486,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # --help, or bad input already reported on one line
         return int(e.code or 0)
+    default_columns = HELDOUT_COLUMNS if args.heldout else STANDARD_COLUMNS
     if args.list:
-        for c in HELDOUT_COLUMNS if args.heldout else STANDARD_COLUMNS:
+        for c in default_columns:
             print(c.label + (f"  (at most {c.max_games} games)" if c.max_games else ""))
         return 0
     try:
         _check_args(args)
-        if args.columns:
-            columns = [parse_column(c) for c in args.columns]
-        else:
-            columns = list(HELDOUT_COLUMNS if args.heldout else STANDARD_COLUMNS)
+        columns = [parse_column(c) for c in args.columns] if args.columns else list(default_columns)
         column_games = _column_games(args.column_games)
         labels = [c.label for c in columns]
         unknown = sorted(set(column_games) - set(labels))
