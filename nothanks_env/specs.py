@@ -75,6 +75,8 @@ def _parse_params(spec: str, text: str, nested: tuple[str, ...] = ()) -> dict[st
         key, raw = key.strip(), raw.strip()
         if not sep or not key:
             raise ValueError(f"policy spec {spec!r}: expected parameters as key=value,key=value, got {item!r}")
+        if key in params:
+            raise ValueError(f"policy spec {spec!r}: expected each parameter once, got {key!r} twice")
         if key in nested:
             params[key] = raw[1:-1].strip() if raw.startswith("(") and raw.endswith(")") else raw
             continue
@@ -248,6 +250,11 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
     else:
         shipped = getattr(_checkpoints(spec), "SHIPPED", {})
         composite = getattr(_checkpoints(spec), "SHIPPED_SPECS", {})
+        if head in composite and sep:
+            raise ValueError(
+                f"policy spec {spec!r}: {head} is a composite agent (the spec {composite[head]!r}) and takes no "
+                f"parameters; write that spec out with yours instead, got {tail!r}"
+            )
         if spec in composite:
             policy = load_policy(composite[spec], num_players=num_players, seed=seed)
             policy.name = spec  # tables say the short name; SHIPPED_SPECS says what it is

@@ -291,7 +291,11 @@ def test_a_checkpoint_spec_can_ask_for_sampled_actions():
     for spec, match in [
         ("ppo-3p:deterministic=1", r"deterministic: expected True or False, got 1"),
         ("ppo-3p:temperature=2", r"a checkpoint takes parameters \['deterministic'\], got \['temperature'\]"),
-        ("best-3p:deterministic=False", r"expected a baseline .* a shipped agent"),
+        (
+            "best-3p:deterministic=False",
+            r"best-3p is a composite agent \(the spec 'search:.*'\) and takes no parameters",
+        ),
+        ("ppo-3p:deterministic=False,deterministic=True", r"expected each parameter once, got 'deterministic' twice"),
     ]:
         with pytest.raises(ValueError, match=match):
             load_policy(spec)

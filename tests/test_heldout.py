@@ -85,18 +85,25 @@ def test_heldout_bots_are_refused_for_training_and_selection(capsys, tmp_path):
     from training.learning.config import load_config
     from training.learning.distill import _tables
 
-    with pytest.raises(ValueError, match=r"pool.scripted: expected opponents that are not held out"):
+    with pytest.raises(
+        ValueError, match=r"pool.scripted: expected no held-out bots .* got \['training.evaluation.heldout:Clock'\]"
+    ):
         load_config(None, ["pool.scripted={training.evaluation.heldout:Clock: 1, heuristic: 1}"])
-    with pytest.raises(ValueError, match=r"eval.opponents: expected opponents that are not held out"):
+    with pytest.raises(
+        ValueError, match=r"eval.opponents: expected no held-out bots .* got \['training.evaluation.heldout:Hoarder'\]"
+    ):
         load_config(None, ["eval.opponents=[heuristic, training.evaluation.heldout:Hoarder]"])
-    with pytest.raises(ValueError, match=r"--opponents: expected tables without held-out bots"):
+    with pytest.raises(
+        ValueError,
+        match=r"--opponents: expected no held-out bots .* got \['utility\+training.evaluation.heldout:LowCard'\]",
+    ):
         _tables(["heuristic", "utility+training.evaluation.heldout:LowCard"], 3)
     from training.learning.distill import main as distill_main
 
-    for args in (
-        ["--teacher", "training.evaluation.heldout:Clock", "--opponents", "heuristic"],
-        ["--teacher", "heuristic", "--opponents", "heuristic", "utility",
-         "--teacher-of", "utility", "training.evaluation.heldout:Gambler"],
+    for option, args in (
+        ("--teacher", ["--teacher", "training.evaluation.heldout:Clock", "--opponents", "heuristic"]),
+        ("--teacher-of", ["--teacher", "heuristic", "--opponents", "heuristic", "utility",
+                          "--teacher-of", "utility", "training.evaluation.heldout:Gambler"]),
     ):  # fmt: skip
         try:
             code = distill_main([*args, "--student", "ppo-3p", "--out", str(tmp_path / "d"), "--games", "10",
@@ -104,4 +111,27 @@ def test_heldout_bots_are_refused_for_training_and_selection(capsys, tmp_path):
         except SystemExit as stop:
             code = stop.code
         assert code == 2 and not (tmp_path / "d").exists()
-        assert "expected teachers that are not held out" in capsys.readouterr().err
+        assert f"error: {option}: expected no held-out bots" in capsys.readouterr().err
+
+
+def test_the_rllib_config_refuses_heldout_and_unbuildable_eval_opponents():
+    # Both used to pass validation: a bad spec then crashed the run at its first evaluation, after Ray had
+    # started and a run folder had been made.
+    from training.learning.config import load_config
+    from training.scale.rllib_config import DEFAULT_RLLIB_CONFIG, RLlibConfig
+
+    def load_rllib_config(path, overrides):
+        return load_config(path, overrides, RLlibConfig, default=DEFAULT_RLLIB_CONFIG)
+
+    with pytest.raises(ValueError, match=r"eval.opponents: expected no held-out bots"):
+        load_rllib_config(None, ["eval.opponents=[training.evaluation.heldout:Clock]", "eval.best_metric=min"])
+    with pytest.raises(ValueError, match=r"eval.opponents: policy spec 'nosuchbot': expected a baseline"):
+        load_rllib_config(None, ["eval.opponents=[nosuchbot]", "eval.best_metric=min"])
+    with pytest.raises(
+        ValueError,
+        match=r"eval.opponents: policy spec 'ppo-4p': expected a policy for 3 players, got one trained for \[4, 5\]",
+    ):
+        load_rllib_config(None, ["eval.opponents=[ppo-4p]", "eval.best_metric=min"])
+    assert load_rllib_config(None, ["eval.opponents=[threshold:T=2]", "eval.best_metric=min"]).eval.opponents == [
+        "threshold:T=2"
+    ]

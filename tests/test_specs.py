@@ -17,3 +17,17 @@ def test_nested_specs_still_load_through_training_specs():
     pol = training.specs.load_policy(spec, num_players=3)
     assert pol.name == spec
     assert pol.rollout.name == "ppo-3p" and pol.model.name == "utility:extort_buffer=4"
+
+
+def test_a_parameter_given_twice_is_refused_not_overwritten():
+    # The last value used to win silently: threshold:T=2,T=3 built threshold:T=3.
+    import pytest
+
+    for spec, key in [
+        ("threshold:T=2,T=3", "T"),
+        ("search:rollout=ppo-3p,iters=4,rollout=heuristic", "rollout"),
+        ("search:model=(threshold:T=1,T=1)", "T"),  # inside a nested spec too
+    ]:
+        with pytest.raises(ValueError, match=rf"expected each parameter once, got '{key}' twice"):
+            specs.load_policy(spec, num_players=3)
+    assert specs.load_policy("threshold:T=2", num_players=3).name == "threshold:T=2"

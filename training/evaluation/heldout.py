@@ -28,6 +28,8 @@ Every bot takes when it has no chip. Specs: ``training.evaluation.heldout:LowCar
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from nothanks_env.baselines.simple import forced, own_take_delta
@@ -127,3 +129,23 @@ def is_heldout(spec: str) -> bool:
     """Whether a policy spec names one of this module's bots (``training.evaluation.heldout:...``), nested
     specs included (``search:model=(training.evaluation.heldout:Clock)``)."""
     return f"{MODULE}:" in spec
+
+
+def refuse_heldout(where: str, specs: Iterable[str]) -> None:
+    """Refuse held-out bots where agents are trained or chosen (pools, evaluation opponents that pick the best
+    checkpoint, distillation tables and teachers); the evaluation tools (gauntlet, evaluate, tournament) take
+    them.
+
+    Args:
+        where: the option or config key being checked (``pool.scripted``, ``--teacher``), named in the error.
+        specs: the policy specs or ``a+b`` tables given there.
+
+    Raises:
+        ValueError: naming ``where`` and every held-out spec among ``specs``.
+    """
+    held = [s for s in specs if is_heldout(s)]
+    if held:
+        raise ValueError(
+            f"{where}: expected no held-out bots (training.evaluation.heldout is kept out of training and "
+            f"selection so that it tests agents on play they never met), got {held}"
+        )

@@ -342,6 +342,37 @@ class EvalSection(_Section):
         return self
 
 
+def check_policy_specs(game: GameSection, specs: Mapping[str, Sequence[str]]) -> None:
+    """Refuse a config whose policy specs cannot play its game, before a run folder exists.
+
+    Args:
+        game: the config's game section (each spec is built at each of its player counts).
+        specs: config key (``pool.scripted``, ``eval.opponents``) -> the specs given there.
+
+    Raises:
+        ValueError: naming the key, for a held-out bot (:func:`training.evaluation.heldout.refuse_heldout`), a
+            spec that does not build (:func:`nothanks_env.specs.load_policy`'s message), or a pass/take-only
+            policy in a game with special cards.
+    """
+    from nothanks_env.specs import load_policy
+    from training.evaluation.heldout import refuse_heldout
+
+    for where, group in specs.items():
+        refuse_heldout(where, group)
+        for spec in group:
+            for n in game.num_players:
+                try:
+                    pol = load_policy(spec, num_players=n)
+                except (ValueError, OSError) as e:
+                    raise ValueError(f"{where}: {e}") from e
+                if game.special_cards and not getattr(pol, "plays_special_cards", False):
+                    raise ValueError(
+                        f"{where}: {spec!r}: expected a policy that plays special cards (random, heuristic or "
+                        f"a checkpoint trained on them) for game.special_cards {game.special_cards}, "
+                        "got one that plays only pass/take"
+                    )
+
+
 class Config(_Section):
     """A whole self-play run."""
 
@@ -368,27 +399,9 @@ class Config(_Section):
         Checked here, with the rest of the config, so that a bad spec is refused before a run folder exists
         rather than when the pool or the first evaluation is built.
         """
-        from nothanks_env.specs import load_policy
-        from training.evaluation.heldout import is_heldout
-
-        for where, specs in (("pool.scripted", list(self.pool.scripted)), ("eval.opponents", self.eval.opponents)):
-            for spec in specs:
-                if is_heldout(spec):
-                    raise ValueError(
-                        f"{where}: expected opponents that are not held out (training.evaluation.heldout is kept "
-                        f"out of training and selection to test them), got {spec!r}"
-                    )
-                for n in self.game.num_players:
-                    try:
-                        pol = load_policy(spec, num_players=n)
-                    except (ValueError, OSError) as e:
-                        raise ValueError(f"{where}: {e}") from e
-                    if self.game.special_cards and not getattr(pol, "plays_special_cards", False):
-                        raise ValueError(
-                            f"{where}: {spec!r}: expected a policy that plays special cards (random, heuristic or "
-                            f"a checkpoint trained on them) for game.special_cards {self.game.special_cards}, "
-                            "got one that plays only pass/take"
-                        )
+        check_policy_specs(
+            self.game, {"pool.scripted": list(self.pool.scripted), "eval.opponents": self.eval.opponents}
+        )
         return self
 
     @property

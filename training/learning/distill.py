@@ -49,7 +49,7 @@ from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView, deal_matches
 from training.cli import Parser, int_in, positive_float
-from training.evaluation.heldout import is_heldout
+from training.evaluation.heldout import refuse_heldout
 
 DEALS_PER_TASK = 100
 """Deals of one generation task (each played in every seat rotation)."""
@@ -187,6 +187,7 @@ def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
     columns are (:func:`training.evaluation.gauntlet.parse_column`), but only one spec or exactly one per seat."""
     from training.evaluation.gauntlet import parse_column
 
+    refuse_heldout("--opponents", opponents)
     out = []
     for entry in opponents:
         try:
@@ -197,11 +198,6 @@ def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
             raise ValueError(
                 f"--opponents: expected one spec or {num_players - 1} joined by '+' for {num_players} players, "
                 f"got {entry!r}"
-            )
-        if is_heldout(entry):
-            raise ValueError(
-                f"--opponents: expected tables without held-out bots (training.evaluation.heldout is kept out of "
-                f"training to test it), got {entry!r}"
             )
         out.append(column.seat_specs(num_players))
     return out
@@ -274,13 +270,9 @@ def generate(
     unknown = sorted(set(teacher_of) - set(opponents))
     if unknown:
         raise ValueError(f"--teacher-of: expected tables among --opponents {list(opponents)}, got {unknown}")
+    refuse_heldout("--teacher", [teacher])
+    refuse_heldout("--teacher-of", list(teacher_of.values()))
     teachers = [teacher_of.get(entry, teacher) for entry in opponents]
-    held = sorted({t for t in teachers if is_heldout(t)})
-    if held:
-        raise ValueError(
-            f"--teacher: expected teachers that are not held out (training.evaluation.heldout is kept out of "
-            f"training to test it), got {held}"
-        )
     n_tasks = tasks_needed(games, num_players)
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, len(tables), n_tasks)

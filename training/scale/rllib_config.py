@@ -12,7 +12,17 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from training.learning.config import CONFIG_DIR, Bool, EvalSection, Float, GameSection, Int, PPOCommon, _Section
+from training.learning.config import (
+    CONFIG_DIR,
+    Bool,
+    EvalSection,
+    Float,
+    GameSection,
+    Int,
+    PPOCommon,
+    _Section,
+    check_policy_specs,
+)
 
 DEFAULT_RLLIB_CONFIG: Path = CONFIG_DIR / "rllib.yaml"
 LEARNER = "learner"
@@ -92,6 +102,13 @@ class RLlibConfig(_Section):
                 f"game: expected a game without special cards (the RLlib path plays pass/take only; train "
                 f"special cards with python -m training.selfplay), got special_cards {list(special)}"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _specs_load(self) -> RLlibConfig:
+        """The evaluation opponents build at the run's table size (a bad spec is refused before Ray starts or a
+        run folder exists), and none is a held-out bot: the evaluation picks the best checkpoint."""
+        check_policy_specs(self.game, {"eval.opponents": self.eval.opponents})
         return self
 
     @property
