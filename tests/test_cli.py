@@ -19,11 +19,17 @@ from hypothesis import strategies as st
 from nothanks_env import nothanks_v0
 from nothanks_env.game import GameConfig, RuleError
 from nothanks_env.specs import load_policy
-from training import benchmark, evaluate, exploit, gauntlet, play, replay, selfplay, serve, tournament
+from training import benchmark, evaluate, exploit, gauntlet, play, replay, selfplay, serve, tournament, tune_heuristic
 from training.config import ConfigError, config_from_dict, parse_overrides
 
 REPO = Path(__file__).resolve().parent.parent
 FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _bench_selfplay(argv: Sequence[str]) -> int:
+    from training.bench.bench_selfplay import main
+
+    return main(list(argv))
 
 
 def _play(argv: Sequence[str]) -> int:
@@ -101,6 +107,11 @@ CASES = [
         ["--columns: policy spec 'nosuch': expected"],
     ),
     (serve.main, ["--opponents", "nosuch"], ["--opponents: policy spec 'nosuch': expected a baseline (random,"]),
+    (exploit.main, ["--victim", "nosuch", "--timesteps", "9"], ["--victim: policy spec 'nosuch': expected a baseline"]),
+    # the two research commands used argparse's own usage block and "prog: error:" line
+    (tune_heuristic.main, ["--games", "0"], ["argument --games: expected an int >= 1, got 0"]),
+    (tune_heuristic.main, ["--players", "4"], ["unrecognized arguments: --players 4"]),
+    (_bench_selfplay, ["--nope"], ["unrecognized arguments: --nope"]),
 ]
 
 

@@ -36,7 +36,7 @@ import torch
 from nothanks_env import encoding as enc
 from nothanks_env.game import Game, GameConfig
 from training.bench.benchmark import add_selfplay_arguments as add_arguments
-from training.cli import refuse
+from training.cli import Parser, refuse
 from training.learning.config import ConfigError, load_config
 
 NAIVE_ENVS = 8
@@ -271,7 +271,17 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
     return out
 
 
-if __name__ == "__main__":
-    p = argparse.ArgumentParser(prog="python -m training.bench_selfplay", description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code: 0, or 2 after one ``error:`` line on bad input."""
+    p = Parser(prog="python -m training.bench_selfplay", description=__doc__.split("\n")[0])
     add_arguments(p)
-    bench_selfplay(p.parse_args(sys.argv[1:]))
+    try:
+        args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as e:  # --help, or bad input already reported on one line
+        return int(e.code or 0)
+    bench_selfplay(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -55,9 +55,9 @@ every pair of thresholds in {0, 5, 10, 15, 20} at 3 players.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
+import sys
 import time
 from collections.abc import Sequence
 
@@ -65,6 +65,7 @@ import numpy as np
 
 from nothanks_env.baselines import HeuristicParams, HeuristicPolicy, NeverTakePolicy, RandomPolicy, ThresholdPolicy
 from nothanks_env.policy import Policy
+from training.cli import Parser, int_in
 from training.evaluation.evaluate import evaluate
 
 STEPS: dict[str, float] = {
@@ -154,15 +155,19 @@ def sweep_threshold(games: int, seed: int) -> dict[int, float]:
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m training.tune_heuristic", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=3000, help="games per table of the panel")
-    ap.add_argument("--rounds", type=int, default=4, help="passes over the parameters")
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code: 0, or 2 after one ``error:`` line on bad input."""
+    ap = Parser(prog="python -m training.tune_heuristic", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int_in(1), default=3000, help="games per table of the panel")
+    ap.add_argument("--rounds", type=int_in(1), default=4, help="passes over the parameters")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--min-gain", type=float, default=0.002, help="least objective gain to accept a move")
     ap.add_argument("--panel", choices=["classic", "league"], default="league", help="tables to score on")
     ap.add_argument("--sweep-threshold", action="store_true", help="sweep the threshold bot's T instead")
-    args = ap.parse_args(argv)
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:  # --help, or bad input already reported on one line
+        return int(e.code or 0)
     t0 = time.perf_counter()
     if args.sweep_threshold:
         sweep_threshold(args.games, args.seed)
@@ -176,7 +181,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"best {objective(best, start, args.games, fresh, args.panel):.4f}"
         )
     print(f"took {time.perf_counter() - t0:.0f} s")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
