@@ -250,7 +250,9 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
     else:
         shipped = getattr(_checkpoints(spec), "SHIPPED", {})
         composite = getattr(_checkpoints(spec), "SHIPPED_SPECS", {})
-        if head in composite and sep:
+        if sep and not tail.strip() and (head in composite or head in shipped):
+            spec = head  # "best-3p:" and "ppo-3p:" name no parameters, as "heuristic:" does for a baseline
+        elif head in composite and sep:
             raise ValueError(
                 f"policy spec {spec!r}: {head} is a composite agent (the spec {composite[head]!r}) and takes no "
                 f"parameters; write that spec out with yours instead, got {tail!r}"

@@ -135,3 +135,17 @@ def test_the_rllib_config_refuses_heldout_and_unbuildable_eval_opponents():
     assert load_rllib_config(None, ["eval.opponents=[threshold:T=2]", "eval.best_metric=min"]).eval.opponents == [
         "threshold:T=2"
     ]
+
+
+def test_exploit_refuses_a_heldout_victim_by_its_flag(tmp_path, capsys):
+    from training.evaluation.exploit import main as exploit_main
+    from training.evaluation.heldout import refuse_heldout
+
+    code = exploit_main(
+        ["--victim", "training.evaluation.heldout:Clock", "--timesteps", "9", "--runs-dir", str(tmp_path)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --victim: expected no held-out bots") and err.count("\n") == 1
+    assert not any(tmp_path.iterdir())
+    with pytest.raises(TypeError, match="expected a list of specs, got the string"):
+        refuse_heldout("--teacher", "training.evaluation.heldout:Clock")  # not checked letter by letter

@@ -377,3 +377,17 @@ def test_sweep_bad_space_key_is_one_error_line(tmp_path, capsys):
     assert sw.main([str(sweep_file)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: space.ppo.learnin_rate: invalid config") and "unknown key" in err
+
+
+def test_sweep_checks_every_grid_and_choice_value_before_ray_starts(tmp_path, capsys):
+    # Only the first value used to be checked: a bad later value failed inside a Ray trial.
+    sweep_file = tmp_path / "sweep.yaml"
+    for space, needle in [
+        ("eval.opponents: {grid: [[heuristic], [nosuchbot]]}", "eval.opponents: policy spec 'nosuchbot'"),
+        ("pool.scripted: {choice: [{heuristic: 1}, {'training.evaluation.heldout:Hoarder': 1}]}", "held-out"),
+        ("ppo.learning_rate: {grid: [1.0e-4, -1.0]}", "ppo.learning_rate"),
+    ]:
+        sweep_file.write_text(f"base: {CONFIG_DIR / 'smoke.yaml'}\nset: [eval.best_metric=min]\nspace:\n  {space}\n")
+        assert sw.main([str(sweep_file)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: space.") and needle in err and err.count("\n") == 1, err

@@ -31,3 +31,10 @@ def test_a_parameter_given_twice_is_refused_not_overwritten():
         with pytest.raises(ValueError, match=rf"expected each parameter once, got '{key}' twice"):
             specs.load_policy(spec, num_players=3)
     assert specs.load_policy("threshold:T=2", num_players=3).name == "threshold:T=2"
+
+
+def test_a_shipped_name_with_an_empty_parameter_list_is_the_name():
+    # "heuristic:" has always meant heuristic; "best-3p:" said it took no parameters and got ''.
+    assert specs.load_policy("best-3p:", num_players=3).name == "best-3p"
+    assert specs.load_policy("ppo-3p:", num_players=3).name == "ppo-3p"
+    assert specs.load_policy("heuristic:", num_players=3).name == "heuristic"

@@ -80,6 +80,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def nonnegative_float(text: str) -> float:
+    """An argparse ``type`` for a finite float >= 0 (a tolerance, a gain)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
 def load_spec(load: Callable[..., Any], flag: str, spec: str, **kwargs: Any) -> Any:
     """``load(spec, **kwargs)`` (a policy loader), with any failure re-raised as ``ValueError("<flag>: ...")``.
 

@@ -43,7 +43,7 @@ import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
-from training.cli import Parser
+from training.cli import Parser, int_in
 from training.evaluation.evaluate import PolicyStats, plan_matchup, rounded_games, run_many
 from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS
 from training.variants import add_variant_arguments, variant_config
@@ -433,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--policy", nargs="+", help="policy spec(s) to put through the gauntlet (training.specs)")
     ap.add_argument("--games", type=int, default=3000, help="games per column (rounded up to a multiple of P, "
                     "every deal played once per seat rotation; the output says so)")  # fmt: skip
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int_in(0), default=0)
     ap.add_argument("--workers", type=int, default=1, help="processes shared by the columns (the core count)")
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables")

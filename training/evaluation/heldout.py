@@ -133,16 +133,19 @@ def is_heldout(spec: str) -> bool:
 
 def refuse_heldout(where: str, specs: Iterable[str]) -> None:
     """Refuse held-out bots where agents are trained or chosen (pools, evaluation opponents that pick the best
-    checkpoint, distillation tables and teachers); the evaluation tools (gauntlet, evaluate, tournament) take
-    them.
+    checkpoint, distillation tables and teachers, the exploitability probe's victim, whose best response is
+    trained against it); the evaluation tools (gauntlet, evaluate, tournament) take them.
 
     Args:
         where: the option or config key being checked (``pool.scripted``, ``--teacher``), named in the error.
-        specs: the policy specs or ``a+b`` tables given there.
+        specs: the policy specs or ``a+b`` tables given there (a list, not one string).
 
     Raises:
+        TypeError: if ``specs`` is a single string (it would be checked character by character).
         ValueError: naming ``where`` and every held-out spec among ``specs``.
     """
+    if isinstance(specs, str):
+        raise TypeError(f"refuse_heldout({where!r}, specs): expected a list of specs, got the string {specs!r}")
     held = [s for s in specs if is_heldout(s)]
     if held:
         raise ValueError(

@@ -65,7 +65,7 @@ import numpy as np
 
 from nothanks_env.baselines import HeuristicParams, HeuristicPolicy, NeverTakePolicy, RandomPolicy, ThresholdPolicy
 from nothanks_env.policy import Policy
-from training.cli import Parser, int_in
+from training.cli import Parser, int_in, nonnegative_float
 from training.evaluation.evaluate import evaluate
 
 STEPS: dict[str, float] = {
@@ -160,8 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = Parser(prog="python -m training.tune_heuristic", description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int_in(1), default=3000, help="games per table of the panel")
     ap.add_argument("--rounds", type=int_in(1), default=4, help="passes over the parameters")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--min-gain", type=float, default=0.002, help="least objective gain to accept a move")
+    ap.add_argument("--seed", type=int_in(0), default=0)
+    ap.add_argument("--min-gain", type=nonnegative_float, default=0.002, help="least objective gain to accept a move")
     ap.add_argument("--panel", choices=["classic", "league"], default="league", help="tables to score on")
     ap.add_argument("--sweep-threshold", action="store_true", help="sweep the threshold bot's T instead")
     try:

@@ -71,12 +71,13 @@ class Dimension(_Section):
             return tune.uniform(*self.uniform)
         return tune.loguniform(*self.loguniform)  # type: ignore[misc]
 
-    def example(self) -> Any:
-        """One value of the dimension (used to check the key against the self-play config)."""
+    def values(self) -> list[Any]:
+        """The values to check against the self-play config: every ``grid`` or ``choice`` value (a trial may
+        draw any of them), or the low end of a ``uniform`` / ``loguniform`` range."""
         for k in ("grid", "choice", "uniform", "loguniform"):
             v = getattr(self, k)
             if v is not None:
-                return v[0]
+                return list(v) if k in ("grid", "choice") else [v[0]]
         raise AssertionError("unreachable: validated to hold one")
 
 
@@ -96,8 +97,8 @@ class SweepConfig(_Section):
 def load_sweep(path: str | Path, overrides: list[str] | None = None) -> tuple[SweepConfig, Path]:
     """Read and validate a sweep file; return it and the absolute path of its base self-play config.
 
-    Every key of ``space`` is checked against the self-play config with one of its values, so a typo
-    fails here, before Ray starts.
+    Every key of ``space`` is checked against the self-play config with each of its ``grid`` / ``choice``
+    values (the low end of a range), so a typo or a spec that does not build fails here, before Ray starts.
 
     Raises:
         ConfigError: naming the bad key or value.
@@ -108,10 +109,11 @@ def load_sweep(path: str | Path, overrides: list[str] | None = None) -> tuple[Sw
     if not base.is_absolute():
         base = path.resolve().parent / base
     for key, dim in sweep.space.items():
-        try:
-            load_config(base, [*sweep.set, f"{key}={json.dumps(dim.example())}"])
-        except ConfigError as e:
-            raise ConfigError(f"space.{key}: {e}") from None
+        for value in dim.values():
+            try:
+                load_config(base, [*sweep.set, f"{key}={json.dumps(value)}"])
+            except ConfigError as e:
+                raise ConfigError(f"space.{key}: {e}") from None
     return sweep, base.resolve()
 
 

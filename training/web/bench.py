@@ -23,14 +23,16 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from training.cli import int_in
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The ``serve`` sub-command's options."""
     p.add_argument("--opponents", nargs="+", default=["ppo-3p", "ppo-3p"], metavar="SPEC",
                    help="one policy spec per opponent (default ppo-3p ppo-3p); players = opponents + 1")  # fmt: skip
-    p.add_argument("--moves", type=int, default=100, help="timed moves (default 100)")
+    p.add_argument("--moves", type=int_in(1), default=100, help="timed moves (default 100)")
     p.add_argument("--preset", default="standard", help="rule variant (default standard)")
-    p.add_argument("--seed", type=int, default=0, help="seeds the games and the human's random actions")
+    p.add_argument("--seed", type=int_in(0), default=0, help="seeds the games and the human's random actions")
 
 
 @contextlib.contextmanager
