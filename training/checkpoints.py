@@ -53,6 +53,8 @@ SHIPPED: dict[str, Path] = {
     "ppo-3p-v1": CHECKPOINT_DIR / "ppo-3p-v1",
     "ppo-4p": CHECKPOINT_DIR / "ppo-45",
     "ppo-5p": CHECKPOINT_DIR / "ppo-45",
+    "ppo-4p-v3": CHECKPOINT_DIR / "ppo-45-v3",
+    "ppo-5p-v3": CHECKPOINT_DIR / "ppo-45-v3",
     "ppo-4p-v2": CHECKPOINT_DIR / "ppo-45-v2",
     "ppo-5p-v2": CHECKPOINT_DIR / "ppo-45-v2",
     "ppo-4p-v1": CHECKPOINT_DIR / "ppo-45-v1",
@@ -61,8 +63,8 @@ SHIPPED: dict[str, Path] = {
     "ppo-wildcards": CHECKPOINT_DIR / "ppo-wildcards",
 }
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories (``ppo-4p`` and
-``ppo-5p`` are one network trained on 4- and 5-player tables together; ``-v2`` the one they replaced and
-``-v1`` the one before it; ``ppo-3p-v5`` the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v4`` the one
+``ppo-5p`` are one network trained on 4- and 5-player tables together; ``-v3`` the one they replaced,
+``-v2`` the one before it, and so on; ``ppo-3p-v5`` the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v4`` the one
 before it, and so on; ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3 players)."""
 
 SHIPPED_SPECS: dict[str, str] = {
