@@ -26,6 +26,12 @@ REPO = Path(__file__).resolve().parent.parent
 FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
+def _rllib(argv: Sequence[str]) -> int:
+    from training.rllib_selfplay import main
+
+    return main(list(argv))
+
+
 def _bench_selfplay(argv: Sequence[str]) -> int:
     from training.bench.bench_selfplay import main
 
@@ -81,6 +87,9 @@ CASES = [
     ),
     (selfplay.main, ["--set", "run.seed=true"], ["invalid config", "run.seed: expected an int, got True"]),
     (selfplay.main, ["--run.seed"], ["override --run.seed: expected a value after it"]),
+    # numpy refused it only after the run folder existed, in its own words
+    (selfplay.main, ["--run.seed", "-3"], ["invalid config", "run.seed: expected an int >= 0, got -3"]),
+    (_rllib, ["--set", "run.seed=-1"], ["invalid config", "run.seed: expected an int >= 0, got -1"]),
     (selfplay.main, ["--bogus"], ["unrecognized arguments: --bogus"]),
     (selfplay.main, ["--resume", "/no/such/run"], ["--resume /no/such/run: expected a run folder with config.yaml"]),
     (_play, ["--players", "2"], ["argument --players: expected an int in 3..7, got 2"]),

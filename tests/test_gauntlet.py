@@ -177,3 +177,32 @@ def test_list_prints_the_standard_columns(capsys):
     assert gx.main(["--list"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in out] == [c.label for c in gx.STANDARD_COLUMNS]
+
+
+def test_tables_keep_every_figure_in_an_80_column_terminal():
+    # rich used to cut the win rates to "…" (or drop the column) when long held-out names took the width.
+    import io
+
+    from rich.console import Console
+
+    from training.evaluation.evaluate import evaluate
+    from training.evaluation.gauntlet import HELDOUT_COLUMNS, gauntlet
+    from training.specs import load_policy
+
+    def render(table) -> str:
+        out = io.StringIO()
+        Console(file=out, width=80).print(table)
+        return out.getvalue()
+
+    columns = [c for c in HELDOUT_COLUMNS if len(c.opponents) == 2][:2]
+    rep = gauntlet(load_policy("heuristic"), num_players=5, games=10, seed=0, columns=columns)
+    text = render(rep.table())
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+    for row in rep.rows:
+        assert f"{row.stats.win_rate:.3f}" in text and f"[{row.stats.win_rate_ci[0]:.3f}, " in text
+    assert f"{rep.mean_win_rate:.3f}" in text
+    report = evaluate([load_policy("heuristic")], [load_policy("threshold:T=2")], num_players=5, games=10, seed=0)
+    text = render(report.table(compact=True))
+    assert "…" not in text and "heuristic" in text and "threshold:T" in text  # long names wrap, not cut
+    for p in report.policies:
+        assert f"{p.win_rate:.3f}" in text and f"{p.mean_rank:.2f}" in text

@@ -515,9 +515,12 @@ class EvalReport:
     def write_csv(self, path: str) -> None:
         write_stats_csv(path, self.policies)
 
-    def table(self, title: str | None = None):
-        """A :class:`rich.table.Table` of the report."""
-        return stats_table(self.policies, self.num_players, title or f"{self.played}, {self.num_players} players")
+    def table(self, title: str | None = None, *, compact: bool = False):
+        """A :class:`rich.table.Table` of the report; ``compact`` leaves out the penalty's interval and the win
+        rate by seat (for a terminal too narrow for them)."""
+        return stats_table(
+            self.policies, self.num_players, title or f"{self.played}, {self.num_players} players", compact=compact
+        )
 
 
 def write_stats_csv(path: str, rows: Sequence[PolicyStats], extra: Sequence[dict] | None = None) -> None:
@@ -537,28 +540,37 @@ def write_stats_csv(path: str, rows: Sequence[PolicyStats], extra: Sequence[dict
         w.writerows(flat)
 
 
-def stats_table(rows: Sequence[PolicyStats], num_players: int, title: str):
-    """A :class:`rich.table.Table`: one row per policy, intervals in brackets, seat win rates seat 0 first."""
+FULL_TABLE_WIDTH = 110
+"""Terminal columns below which the command line prints the compact table (no penalty interval, no win
+rate by seat; both are in ``--json`` and ``--csv``), so that the figures it shows are not cut."""
+
+
+def stats_table(rows: Sequence[PolicyStats], num_players: int, title: str, *, compact: bool = False):
+    """A :class:`rich.table.Table`: one row per policy (win rate, mean penalty and mean rank, intervals in
+    brackets), then the win rates by seat, seat 0 first; ``compact`` leaves out the penalty's interval and
+    the win rates by seat."""
     from rich.table import Table
 
     t = Table(title=title)
-    t.add_column("policy", no_wrap=True)
-    t.add_column("role", no_wrap=True)
-    for col in ("games", "win rate", "95% CI", "mean penalty", "95% CI", "mean rank"):
+    # Names and the per-seat rates wrap in a narrow terminal; the figures are never cut
+    t.add_column("policy", overflow="fold", min_width=10)
+    t.add_column("role", overflow="fold", min_width=9)
+    for col in ("games", "win rate", "95% CI", "penalty", *(() if compact else ("95% CI",)), "rank"):
         t.add_column(col, justify="right", no_wrap=True)
-    t.add_column("win rate by seat " + " / ".join(str(s) for s in range(num_players)), no_wrap=True)
+    if not compact:
+        t.add_column("win rate by seat " + " / ".join(str(s) for s in range(num_players)), overflow="fold")
     for r in rows:
-        t.add_row(
+        cells = [
             r.name,
             r.role,
             str(r.games),
             f"{r.win_rate:.3f}",
             f"[{r.win_rate_ci[0]:.3f}, {r.win_rate_ci[1]:.3f}]",
             f"{r.mean_penalty:.2f}",
-            f"[{r.mean_penalty_ci[0]:.2f}, {r.mean_penalty_ci[1]:.2f}]",
+            *(() if compact else (f"[{r.mean_penalty_ci[0]:.2f}, {r.mean_penalty_ci[1]:.2f}]",)),
             f"{r.mean_rank:.2f}",
-            " / ".join(f"{w:.3f}" for w in r.seat_win_rates),
-        )
+        ]
+        t.add_row(*cells, *(() if compact else (" / ".join(f"{w:.3f}" for w in r.seat_win_rates),)))
     return t
 
 
@@ -784,7 +796,7 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
         ray=args.ray,
     )
     console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: do not wrap
-    console.print(report.table())
+    console.print(report.table(compact=console.width < FULL_TABLE_WIDTH))
     unit = "games" if report.played.endswith(" games") else "matches"
     note = f"; {report.rounding_note}" if report.rounding_note else ""
     print(f"{report.played} in {report.seconds:.1f} s ({report.games_per_second:,.0f} {unit}/s){note}")

@@ -277,12 +277,14 @@ class GauntletReport:
         return "\n".join(lines) + "\n"
 
     def table(self):
-        """A :class:`rich.table.Table` of the report, with each column's seconds of play."""
+        """A :class:`rich.table.Table` of the report: win rate with its 95% CI, mean penalty, mean rank and the
+        seconds of play (``s``) of each column."""
         from rich.table import Table
 
         t = Table(title=f"gauntlet of {self.policy}, {self.num_players} players (parity {self.parity:.3f})")
-        t.add_column("opponents", no_wrap=True)
-        for col in ("games", "win rate", "95% CI", "mean penalty", "mean rank", "seconds"):
+        # Short headers, and long opponent names wrap: the figures fit an 80-column terminal uncut
+        t.add_column("opponents", overflow="fold")
+        for col in ("games", "win rate", "95% CI", "penalty", "rank", "s"):
             t.add_column(col, justify="right", no_wrap=True)
         for r in self.rows:
             s = r.stats

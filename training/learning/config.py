@@ -71,7 +71,7 @@ class RunSection(_Section):
     """Run bookkeeping: name, seed, length, checkpoint cadence, output folder."""
 
     name: str = Field("selfplay", pattern=r"^[A-Za-z0-9_.-]+$")
-    seed: Int = 0
+    seed: Int = Field(0, ge=0, description="the run's random seed")
     total_timesteps: Int = Field(5_000_000, ge=1, description="learner steps in all (a resume continues to this)")
     checkpoint_every: Int = Field(500_000, ge=1, description="learner steps between checkpoints")
     keep_checkpoints: Int = Field(3, ge=1, description="periodic checkpoints kept on disk (best/final extra)")

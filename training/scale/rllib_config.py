@@ -33,7 +33,7 @@ class RLlibRunSection(_Section):
     """Run bookkeeping. Steps are env steps: decisions of any seat."""
 
     name: str = Field("rllib", pattern=r"^[A-Za-z0-9_.-]+$")
-    seed: Int = 0
+    seed: Int = Field(0, ge=0, description="the run's random seed")
     total_env_steps: Int = Field(2_000_000, ge=1, description="env steps sampled in all (a resume continues)")
     checkpoint_every: Int = Field(10, ge=1, description="training iterations between checkpoints")
     keep_checkpoints: Int = Field(3, ge=1)
