@@ -448,3 +448,21 @@ def test_a_standard_actor_widened_for_wildcards_keeps_its_offer_logits():
     assert np.allclose(logits[:2], base.logits(obs[:, : enc.OBS_SIZE])[0], atol=1e-5)
     bids = logits[BID0 : BID0 + MAX_BID + 1]
     assert np.allclose(np.diff(bids), -0.5) and np.allclose(logits[BID0 + MAX_BID + 1 :], 0.0)
+
+
+def test_runs_started_in_the_same_second_get_their_own_folders(tmp_path, monkeypatch):
+    # The second used to fail with "File exists" and no run.
+    import datetime as dt
+    import types
+
+    from training.learning import runs
+
+    class Frozen(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return dt.datetime(2026, 12, 2, 11, 59, 7, tzinfo=tz)
+
+    monkeypatch.setattr(runs, "dt", types.SimpleNamespace(datetime=Frozen, timezone=dt.timezone))
+    folders = [runs.new_run_dir(tmp_path, "x", 0) for _ in range(3)]
+    assert [f.name for f in folders] == ["x__0__20261202-115907", "x__0__20261202-115907-2", "x__0__20261202-115907-3"]
+    assert all((f / "checkpoints").is_dir() for f in folders)

@@ -295,7 +295,8 @@ class GauntletReport:
         t.add_section()
         low = self.min_row
         t.add_row(f"minimum ({low.display})", "", f"{low.stats.win_rate:.3f}", "", "", "", "")
-        t.add_row(f"mean of {len(self.rows)} columns", "", f"{self.mean_win_rate:.3f}", "",
+        n = len(self.rows)
+        t.add_row(f"mean of {n} column{'s' if n != 1 else ''}", "", f"{self.mean_win_rate:.3f}", "",
                   f"{self.mean_penalty:.2f}", f"{self.mean_rank:.2f}", "")  # fmt: skip
         return t
 

@@ -20,12 +20,20 @@ CONFIG_FILE = "config.yaml"
 def new_run_dir(runs_dir: str | Path, name: str, seed: int, subdirs: Sequence[str] = ("checkpoints",)) -> Path:
     """Create ``{runs_dir}/{name}__{seed}__{YYYYmmdd-HHMMSS}`` (UTC) and its ``subdirs``; return it.
 
-    Raises:
-        FileExistsError: if that folder exists (two runs started in the same second).
+    A run started in the same second as another one of the same name and seed gets ``-2``, ``-3``, ... after
+    its time stamp (it used to fail with ``File exists``); an existing folder is never reused.
     """
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    run = Path(runs_dir) / f"{name}__{seed}__{stamp}"
-    run.mkdir(parents=True, exist_ok=False)
+    base = Path(runs_dir) / f"{name}__{seed}__{stamp}"
+    base.parent.mkdir(parents=True, exist_ok=True)
+    run, k = base, 1
+    while True:
+        try:
+            run.mkdir()  # atomic: of two processes racing for one name, exactly one gets it
+            break
+        except FileExistsError:
+            k += 1
+            run = base.with_name(f"{base.name}-{k}")
     for sub in subdirs:
         (run / sub).mkdir()
     return run
