@@ -96,7 +96,11 @@ CASES = [
     (_play, ["--deals", "0"], ["argument --deals: expected an int in 1..1000, got 0"]),
     (_play, ["--opponents", "heuristic", "./gone"], ["--opponents: policy spec './gone': the path ./gone"]),
     (_play, ["--players", "7", "--opponents", *["ppo-mixed"] * 6], ["expected a policy for 7 players"]),
-    (_replay, ["/no/such/record.json"], ["record: cannot replay /no/such/record.json"]),
+    (
+        _replay,
+        ["/no/such/record.json"],
+        ["record: expected an existing game record (a JSON file), got /no/such/record.json (no such file)"],
+    ),
     (benchmark.main, ["env", "--seconds", "-1"], ["argument --seconds: expected a finite number > 0, got '-1'"]),
     (benchmark.main, ["env", "--players", "2"], ["argument --players: expected an int in 3..7, got 2"]),
     (benchmark.main, ["eval", "--games", "0"], ["argument --games: expected an int >= 1, got 0"]),

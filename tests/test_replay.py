@@ -195,7 +195,7 @@ def test_main_rejects_bad_records_and_arguments(tmp_path: Path, quit_record, cap
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something-else"}')
     for argv, message in [
-        ([str(tmp_path / "missing.json")], "cannot replay"),
+        ([str(tmp_path / "missing.json")], "record: expected an existing game record (a JSON file), got"),
         ([str(bad)], "format: expected 'nothanks-record'"),
         ([str(quit_record), "--seat", "3"], "--seat: expected 0..2, got 3"),
         ([str(quit_record), "--seat", "1", "--full"], "not allowed with argument"),

@@ -255,6 +255,8 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     try:
         record = GameRecord.load(args.record)
         game_at(record, len(record.actions))  # check that it replays before showing anything
+    except FileNotFoundError:
+        parser.error(f"record: expected an existing game record (a JSON file), got {args.record} (no such file)")
     except (OSError, ValueError) as e:  # RecordError is a ValueError
         parser.error(f"record: cannot replay {args.record}: {e}")
     n = record.config.num_players
