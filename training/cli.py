@@ -69,26 +69,26 @@ def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], i
     return parse
 
 
-def positive_float(text: str) -> float:
-    """An argparse ``type`` for a finite float > 0 (seconds, minutes)."""
+def _finite_float(text: str, *, zero_ok: bool) -> float:
+    """``text`` as a finite float > 0 (or >= 0 with ``zero_ok``); an ``ArgumentTypeError`` saying which."""
+    bound = ">= 0" if zero_ok else "> 0"
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a number {bound}, got {text!r}") from None
+    if not (0 <= value if zero_ok else 0 < value) or not value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number {bound}, got {text!r}")
     return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse ``type`` for a finite float > 0 (seconds, minutes)."""
+    return _finite_float(text, zero_ok=False)
 
 
 def nonnegative_float(text: str) -> float:
     """An argparse ``type`` for a finite float >= 0 (a tolerance, a gain)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
-    return value
+    return _finite_float(text, zero_ok=True)
 
 
 def load_spec(load: Callable[..., Any], flag: str, spec: str, **kwargs: Any) -> Any:
