@@ -305,3 +305,13 @@ def test_benchmark_parser_imports_no_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_help_shows_defaults_only_where_there_is_one():
+    from training.learning.distill import build_parser
+
+    text = " ".join(build_parser().format_help().split())
+    assert "--student STUDENT checkpoint path or shipped name to start from --out" in text  # required: none
+    assert "(default: None)" not in text and "(default: [])" not in text and "(default: False)" not in text
+    assert "--epochs EPOCHS passes over the training decisions (default: 4)" in text
+    assert "rounded up to a multiple of 100 x --players" in text

@@ -28,6 +28,16 @@ class Parser(argparse.ArgumentParser):
         refuse(message)
 
 
+class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` with ``(default: X)`` after each option that has a default worth showing: not after a
+    required option, a flag, or an option whose default is None or empty (nothing to show)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.required or action.nargs == 0 or action.default in (None, [], (), argparse.SUPPRESS):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def refuse(message: object) -> NoReturn:
     """Print ``error: <message>`` as one line on stderr and exit with code 2.
 

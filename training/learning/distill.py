@@ -48,7 +48,7 @@ from nothanks_env.encoding import encode_batch
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView, deal_matches
-from training.cli import Parser, int_in, positive_float
+from training.cli import DefaultsFormatter, Parser, int_in, positive_float
 from training.evaluation.heldout import refuse_heldout
 
 DEALS_PER_TASK = 100
@@ -475,7 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap = Parser(
         prog="python -m training.distill",
         description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsFormatter,
     )
     ap.add_argument("--teacher", help="policy spec that decides (e.g. best-3p); needed unless --load-data")
     ap.add_argument("--student", required=True, help="checkpoint path or shipped name to start from")
@@ -489,7 +489,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--teacher-of", nargs=2, action="append", default=[], metavar=("TABLE", "SPEC"),
         help="the teacher at one of the --opponents tables (repeatable); the others get --teacher",
     )  # fmt: skip
-    ap.add_argument("--games", type=int_in(1), default=30000, help="teacher games (whole tasks of 100 deals)")
+    ap.add_argument(
+        "--games",
+        type=int_in(1),
+        default=30000,
+        help="teacher games, rounded up to a multiple of 100 x --players (100 deals in every seat rotation)",
+    )
     ap.add_argument("--save-data", metavar="FILE", help="also write the recorded decisions to FILE (.npz)")
     ap.add_argument(
         "--load-data", metavar="FILE", nargs="+",
