@@ -126,11 +126,20 @@ class GameRecord:
             what = "0 (pass) / 1 (take)" if na == 2 else f"action ids in 0..{na - 1}"
             raise RecordError(f"actions: expected a list of {what}, got {data['actions']!r}")
         penalties = data["penalties"]
-        if penalties is not None and not _int_list(penalties):
-            raise RecordError(f"penalties: expected a list of ints or null, got {penalties!r}")
+        n = config.num_players
+        if penalties is not None and not (_int_list(penalties) and len(penalties) == n):
+            raise RecordError(
+                f"penalties: expected a list of {n} ints (one per player, config.num_players={n}) or null, "
+                f"got {penalties!r}"
+            )
         agents = data.get("agents")
-        if agents is not None and (not isinstance(agents, list) or not all(isinstance(a, str) for a in agents)):
-            raise RecordError(f"agents: expected a list of strings or null, got {agents!r}")
+        if agents is not None and not (
+            isinstance(agents, list) and all(isinstance(a, str) for a in agents) and len(agents) == n
+        ):
+            raise RecordError(
+                f"agents: expected a list of {n} strings (one per player, config.num_players={n}) or null, "
+                f"got {agents!r}"
+            )
         return GameRecord(
             config=config,
             seed=seed,

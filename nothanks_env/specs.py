@@ -7,7 +7,9 @@ spec                           meaning
 =============================  ===========================================================================
 ``NAME`` / ``NAME:k=v,k=v``    a scripted baseline (:data:`nothanks_env.baselines.BASELINES`) with keyword
                                parameters, e.g. ``threshold:T=5``, ``search:iters=64,chip_memory=False``;
-                               values are Python literals (``5``, ``0.5``, ``True``), else strings.
+                               values are Python literals (``5``, ``0.5``, ``True``), of the kind of the
+                               parameter's default: ``True``/``False`` for a flag, an integer where the
+                               default is one, a finite number where it is a float.
                                Parameters that take a *policy* (the search bot's ``rollout`` and
                                ``model``) take a nested spec, in parentheses when it has its own
                                ``:`` parameters: ``search:rollout=ppo-3p,model=(utility:extort_buffer=4)``
@@ -32,6 +34,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import math
 import pathlib
 
 from nothanks_env.baselines import BASELINES
@@ -88,6 +91,52 @@ def _parse_params(spec: str, text: str, nested: tuple[str, ...] = ()) -> dict[st
     return params
 
 
+def _expected_kind(value: object, default: object) -> str | None:
+    """What a parameter whose default is ``default`` takes, if ``value`` is not of that kind; else None.
+
+    A flag (bool default) takes ``True`` or ``False``; an int default an integer; a float default any finite
+    int or float; a tuple default a tuple of as many items, each of the kind of the default's item. Other
+    defaults (``None``, strings) are not checked here.
+    """
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else "True or False"
+    if isinstance(default, int):
+        return None if isinstance(value, int) and not isinstance(value, bool) else "an integer"
+    if isinstance(default, float):
+        finite = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return None if finite else "a finite number"
+    if isinstance(default, tuple):
+        fits = isinstance(value, tuple) and len(value) == len(default)
+        if fits and all(_expected_kind(v, d) is None for v, d in zip(value, default)):
+            return None
+        return f"{len(default)} values in parentheses like {default!r}"
+    return None
+
+
+def _check_kinds(spec: str, params: dict[str, object], defaults: dict[str, object]) -> None:
+    """Refuse a parameter value that is not of the kind of the parameter's default (see :func:`_expected_kind`).
+
+    Raises:
+        ValueError: ``"policy spec 'threshold:T=x': T: expected an integer, got 'x'"``.
+    """
+    for key, value in params.items():
+        expected = _expected_kind(value, defaults.get(key))
+        if expected is not None:
+            raise ValueError(f"policy spec {spec!r}: {key}: expected {expected}, got {value!r}")
+
+
+def _param_defaults(cls: type) -> dict[str, object]:
+    """The parameters a baseline takes in a spec, with their defaults: its constructor's keyword parameters but
+    ``seed``, and for a ``**params`` constructor those of its ``PARAM_DEFAULTS``."""
+    out: dict[str, object] = {}
+    for pname, p in inspect.signature(cls).parameters.items():
+        if p.kind is p.VAR_KEYWORD:
+            out |= getattr(cls, "PARAM_DEFAULTS", None) or dict.fromkeys(getattr(cls, "PARAM_NAMES", ()))
+        elif pname != "seed" and p.kind is not p.VAR_POSITIONAL:
+            out[pname] = None if p.default is p.empty else p.default
+    return out
+
+
 def spec_param(spec: str) -> str:
     """``spec`` as the value of a nested policy parameter: in parentheses if it has parameters of its own."""
     return f"({spec})" if any(c in spec for c in ",:=") else spec
@@ -97,15 +146,11 @@ def _baseline(spec: str, name: str, text: str, seed: int | None, num_players: in
     cls = BASELINES[name]
     nested = POLICY_PARAMS.get(name, ())
     params = _parse_params(spec, text, nested)
-    accepted = []
-    for pname, p in inspect.signature(cls).parameters.items():
-        if p.kind is p.VAR_KEYWORD:
-            accepted += list(getattr(cls, "PARAM_NAMES", ()))
-        elif pname != "seed":
-            accepted.append(pname)
-    unknown = sorted(set(params) - set(accepted))
+    defaults = _param_defaults(cls)
+    unknown = sorted(set(params) - set(defaults))
     if unknown:
-        raise ValueError(f"policy spec {spec!r}: {name} takes parameters {accepted}, got {unknown}")
+        raise ValueError(f"policy spec {spec!r}: {name} takes parameters {list(defaults)}, got {unknown}")
+    _check_kinds(spec, {k: v for k, v in params.items() if k not in nested}, defaults)
     for k, key in enumerate(nested):
         if key in params:
             try:
@@ -126,6 +171,8 @@ def _is_policy(obj: object) -> bool:
 
 def _user_policy(spec: str) -> Policy:
     module_name, _, attr = spec.partition(":")
+    if not module_name.strip():
+        raise ValueError(f"{_expected_forms(spec)}; got no module name before the ':'")
     try:
         module = importlib.import_module(module_name)
     except ImportError as e:
@@ -163,8 +210,8 @@ def _looks_like_path(spec: str) -> bool:
     )
 
 
-CHECKPOINT_PARAMS: tuple[str, ...] = ("deterministic",)
-"""Parameters a checkpoint spec takes after a ``:`` (``ppo-3p:deterministic=False``)."""
+CHECKPOINT_PARAMS: dict[str, object] = {"deterministic": True}
+"""Parameters a checkpoint spec takes after a ``:`` (``ppo-3p:deterministic=False``), with their defaults."""
 
 
 def _is_checkpoint(spec: str, head: str) -> bool:
@@ -184,11 +231,8 @@ def _checkpoint_with_params(spec: str, head: str, text: str) -> Policy:
         raise ValueError(
             f"policy spec {spec!r}: a checkpoint takes parameters {list(CHECKPOINT_PARAMS)}, got {unknown}"
         )
-    deterministic = params.get("deterministic", True)
-    if not isinstance(deterministic, bool):
-        raise ValueError(
-            f"policy spec {spec!r}: deterministic: expected True or False, got {params['deterministic']!r}"
-        )
+    _check_kinds(spec, params, CHECKPOINT_PARAMS)
+    deterministic = bool(params.get("deterministic", CHECKPOINT_PARAMS["deterministic"]))
     policy = _load_checkpoint(spec, pathlib.Path(head) if _exists(head) else head, deterministic=deterministic)
     policy.name = spec  # tables say that it samples
     return policy
@@ -211,6 +255,17 @@ def _checkpoints(spec: str):
             f"policy spec {spec!r}: not a baseline ({', '.join(BASELINES)}) and checkpoints cannot be loaded "
             f"because training.checkpoints is not available ({e})"
         ) from e
+
+
+def _expected_forms(spec: str) -> str:
+    """``"policy spec '<spec>': expected a baseline (...), a shipped agent (...), ..."``: every form a spec takes."""
+    shipped = getattr(_checkpoints(spec), "SHIPPED", {})
+    composite = getattr(_checkpoints(spec), "SHIPPED_SPECS", {})
+    return (
+        f"policy spec {spec!r}: expected a baseline ({', '.join(BASELINES)}) optionally with "
+        f"':key=value,...', a shipped agent ({', '.join([*shipped, *composite]) or 'none shipped'}), "
+        "an existing checkpoint path, or module:attr"
+    )
 
 
 def load_policy(spec: str, *, num_players: int | None = None, seed: int | None = None) -> Policy:
@@ -261,11 +316,7 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
             policy = load_policy(composite[spec], num_players=num_players, seed=seed)
             policy.name = spec  # tables say the short name; SHIPPED_SPECS says what it is
         elif spec not in shipped:
-            raise ValueError(
-                f"policy spec {spec!r}: expected a baseline ({', '.join(BASELINES)}) optionally with "
-                f"':key=value,...', a shipped agent ({', '.join([*shipped, *composite]) or 'none shipped'}), "
-                "an existing checkpoint path, or module:attr"
-            )
+            raise ValueError(_expected_forms(spec))
         else:
             policy = _checkpoints(spec).load_checkpoint_policy(spec)  # the short name labels the policy
     if seed is not None and callable(getattr(policy, "seed", None)):

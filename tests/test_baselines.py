@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from nothanks_env.baselines import (
     BASELINES,
     AlwaysTakePolicy,
+    HeuristicParams,
     HeuristicPolicy,
     NeverTakePolicy,
     RandomPolicy,
@@ -295,3 +297,15 @@ def test_stochastic_flags_tell_the_truth():
         a, b = cls(seed=1, **kwargs), cls(seed=2, **kwargs)
         differs = not np.array_equal(a.act_batch(view), b.act_batch(view))
         assert differs == cls.stochastic, name
+
+
+def test_search_refuses_an_empty_model_T_range():
+    with pytest.raises(ValueError, match=r"model_T: expected \(low, high\) with low <= high, got \(5, 1\)"):
+        SearchPolicy(model_T=(5, 1))
+    assert SearchPolicy(model_T=(3, 3)).model_T == (3, 3)
+
+
+def test_heuristic_declares_the_defaults_of_its_keyword_parameters():
+    # policy specs check each heuristic:k=v against the kind of its default
+    assert HeuristicPolicy.PARAM_DEFAULTS == dataclasses.asdict(HeuristicParams())
+    assert tuple(HeuristicPolicy.PARAM_DEFAULTS) == HeuristicPolicy.PARAM_NAMES

@@ -52,3 +52,42 @@ def test_benchmark_all_runs_parse_as_sub_commands():
     commands = [parser.parse_args(list(argv)).command for argv in benchmark.ALL_RUNS]
     assert commands[0] == "env" and "selfplay" == commands[-1] and "rllib" not in commands
     assert commands.index("eval") < commands.index("selfplay")  # eval's workers fork before torch is loaded
+
+
+def test_serve_refuses_a_bad_preset_or_opponents_before_starting_the_server(capsys, monkeypatch):
+    # These used to start the server and end with exit code 1 and "POST /api/games: 422 ...", three lines, or a
+    # JSONDecodeError traceback.
+    import pytest
+
+    from training.web import bench
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("the server was started")
+
+    monkeypatch.setattr(bench, "server_process", no_server)
+    presets = "['match3', 'open_removed', 'six_player_one_removed', 'standard', 'visible_chips', 'wildcards']"
+    for argv, message in [
+        (["--preset", "nope"], f"--preset: expected one of {presets}, got 'nope'"),
+        (["--preset", ""], f"--preset: expected one of {presets}, got ''"),
+        (
+            ["--opponents", "heuristic"],
+            "--opponents: expected 2 to 6 policy specs, one per opponent (the table is the opponents and the timed "
+            "seat: 3..7 players), got 1: ['heuristic']",
+        ),
+        (["--opponents", "nosuch", "heuristic"], "--opponents: policy spec 'nosuch': expected a baseline (random, "),
+        (
+            ["--opponents", "threshold:T=x", "threshold:T=x"],
+            "--opponents: policy spec 'threshold:T=x': T: expected an integer, got 'x'",
+        ),
+        (["--opponents", "ppo-3p", "ppo-3p", "ppo-3p"], "--opponents: policy spec 'ppo-3p': expected a policy for 4"),
+        (["--opponents", "ppo-wildcards", "heuristic"], "--opponents: policies: expected policies that play pass/take"),
+        (
+            ["--opponents", "never-take", "heuristic", "--preset", "wildcards"],
+            "--opponents: policies for ['wild', 'delete']: expected policies that play special cards",
+        ),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            benchmark.main(["serve", "--moves", "1", *argv])
+        assert exc.value.code == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: {message}"), (argv, err)

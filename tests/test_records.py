@@ -93,7 +93,16 @@ def good_record() -> dict:
             lambda d: d.update(actions=[0] * 40),
             r"actions\[\d+\]: action: expected TAKE \(1\) because seat \d has 0 chips",
         ),
-        (lambda d: d.update(agents=[1, 2, 3]), r"agents: expected a list of strings or null"),
+        (lambda d: d.update(agents=[1, 2, 3]), r"agents: expected a list of 3 strings .* or null, got \[1, 2, 3\]"),
+        (  # used to load, and crash training.replay with an IndexError
+            lambda d: d.update(agents=["a", "b"]),
+            r"agents: expected a list of 3 strings \(one per player, config.num_players=3\) or null, got \['a', 'b'\]",
+        ),
+        (lambda d: d.update(agents=["a", "b", "c", "d"]), r"agents: expected a list of 3 strings"),
+        (
+            lambda d: d.update(penalties=[0, 0]),
+            r"penalties: expected a list of 3 ints \(one per player, config.num_players=3\) or null, got \[0, 0\]",
+        ),
     ],
 )
 def test_malformed_records_raise_clear_errors(mutate, pattern):

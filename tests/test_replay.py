@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -204,3 +205,56 @@ def test_main_rejects_bad_records_and_arguments(tmp_path: Path, quit_record, cap
             rp.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
         assert e.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def refused(argv: list[str], capsys) -> str:
+    """The one ``error:`` line of a command refused with exit code 2."""
+    with pytest.raises(SystemExit) as e:
+        rp.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    return err[0]
+
+
+def test_a_record_that_contradicts_itself_is_refused(tmp_path: Path, finished_record, capsys):
+    # Edited penalties or a cut action list used to replay with exit code 0 and no word of it.
+    data = json.loads(finished_record.read_text())
+    edited, cut = tmp_path / "edited.json", tmp_path / "cut.json"
+    edited.write_text(json.dumps({**data, "penalties": [0, 0, 0]}))
+    cut.write_text(json.dumps({**data, "actions": data["actions"][:-3]}))
+    line = refused([str(edited), "--print-all"], capsys)
+    assert f"record: cannot replay {edited}: penalties: expected [0, 0, 0] as recorded, got {data['penalties']}" in line
+    line = refused([str(cut), "--print-all"], capsys)
+    assert f"record: cannot replay {cut}: actions: expected the game to end after {len(data['actions']) - 3}" in line
+
+
+def test_a_record_with_an_agent_per_seat_missing_is_refused(tmp_path: Path, finished_record, capsys):
+    # It used to crash with an IndexError.
+    data = json.loads(finished_record.read_text())
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps({**data, "agents": ["a", "b"]}))
+    line = refused([str(short), "--print-all"], capsys)
+    assert "agents: expected a list of 3 strings (one per player, config.num_players=3) or null, got ['a', 'b']" in line
+
+
+def test_policy_option_refuses_an_empty_spec_and_bad_parameters(finished_record, capsys):
+    # "" used to mean no policy, while " " was refused.
+    for spec in ("", " "):
+        line = refused([str(finished_record), "--print-all", "--policy", spec], capsys)
+        assert line == f"error: --policy: policy spec: expected a non-empty string, got {spec!r}"
+    line = refused([str(finished_record), "--print-all", "--policy", "threshold:T=x"], capsys)
+    assert line == "error: --policy: policy spec 'threshold:T=x': T: expected an integer, got 'x'"
+    line = refused([str(finished_record), "--print-all", "--policy", ":foo"], capsys)  # was "Empty module name"
+    assert line.startswith("error: --policy: policy spec ':foo': expected a baseline (random, ")
+    assert line.endswith("or module:attr; got no module name before the ':'")
+
+
+def test_policy_option_refuses_a_special_cards_network_on_a_standard_record(finished_record, capsys):
+    # It used to crash with "RuntimeError: mat1 and mat2 shapes cannot be multiplied".
+    line = refused([str(finished_record), "--print-all", "--policy", "ppo-wildcards"], capsys)
+    assert line == (
+        "error: --policy: expected a policy that plays pass/take for this record of a standard game (a baseline or "
+        "a checkpoint trained without special cards), got 'ppo-wildcards', which plays only special cards (the "
+        "wildcards preset)"
+    )

@@ -38,3 +38,58 @@ def test_a_shipped_name_with_an_empty_parameter_list_is_the_name():
     assert specs.load_policy("best-3p:", num_players=3).name == "best-3p"
     assert specs.load_policy("ppo-3p:", num_players=3).name == "ppo-3p"
     assert specs.load_policy("heuristic:", num_players=3).name == "heuristic"
+
+
+NOT_A_NUMBER = [
+    # Each used to load and crash once games started (numpy's _UFuncNoLoopError on a str dtype, or
+    # "'>' not supported between instances of 'str' and 'int'").
+    ("threshold:T=", "T: expected an integer, got ''"),
+    ("threshold:T=abc", "T: expected an integer, got 'abc'"),
+    ("threshold:T=x", "T: expected an integer, got 'x'"),
+    ("threshold:T=nan", "T: expected an integer, got 'nan'"),
+    ("threshold:T=inf", "T: expected an integer, got 'inf'"),
+    ("threshold:T=5.5", "T: expected an integer, got 5.5"),
+    ("ratio:r=abc", "r: expected a finite number, got 'abc'"),
+    ("ratio:r=nan", "r: expected a finite number, got 'nan'"),
+    ("ratio:r=1e999", "r: expected a finite number, got inf"),
+    ("stochastic:temp=True", "temp: expected a finite number, got True"),
+    ("search:iters=abc", "iters: expected an integer, got 'abc'"),
+    ("heuristic:base=x", "base: expected a finite number, got 'x'"),  # a **params baseline
+    ("heuristic:scarce_chips=2.5", "scarce_chips: expected an integer, got 2.5"),
+    ("heuristic:chip_memory=maybe", "chip_memory: expected True or False, got 'maybe'"),  # was silently True
+    ("ratio:runs=1", "runs: expected True or False, got 1"),
+    ("search:model_T=(1,x)", "model_T: expected 2 values in parentheses like (0, 14), got '(1,x)'"),
+    ("search:model=(threshold:T=x)", "parameter model: policy spec 'threshold:T=x': T: expected an integer, got 'x'"),
+]
+
+
+def test_a_parameter_that_is_not_of_its_kind_is_refused_when_the_spec_is_parsed():
+    import re
+
+    import pytest
+
+    for spec, message in NOT_A_NUMBER:
+        with pytest.raises(ValueError, match=re.escape(f"policy spec {spec!r}: {message}")):
+            specs.load_policy(spec, num_players=3)
+
+
+def test_numbers_of_the_right_kind_still_load():
+    assert specs.load_policy("threshold:T=-2", num_players=3).name == "threshold:T=-2"
+    assert specs.load_policy("ratio:r=1", num_players=3).name == "ratio:r=1"  # an int where a float is the default
+    assert specs.load_policy("stochastic:T=2,temp=0.5", num_players=3).name == "stochastic:T=2,temp=0.5"
+    assert specs.load_policy("heuristic:base=8,scarce_chips=3", num_players=3).name == "heuristic:base=8,scarce_chips=3"
+    assert specs.load_policy("search:model_T=(1,5),fit_T=True", num_players=3).model_T == (1, 5)
+    assert specs.load_policy("ppo-3p:deterministic=False", num_players=3).deterministic is False
+
+
+def test_a_module_attr_spec_without_a_module_says_what_a_spec_is():
+    # It used to surface importlib's bare "Empty module name".
+    import pytest
+
+    for spec in (":foo", ":x", " :x"):
+        with pytest.raises(ValueError) as e:
+            specs.load_policy(spec)
+        text = str(e.value)
+        assert text.startswith(f"policy spec {spec.strip()!r}: expected a baseline (random, "), text
+        assert "a shipped agent (ppo-3p" in text and "an existing checkpoint path, or module:attr" in text
+        assert text.endswith("got no module name before the ':'")

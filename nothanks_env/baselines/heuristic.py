@@ -106,6 +106,8 @@ class HeuristicPolicy(Policy):
         TypeError: for a parameter name that is not a field of :class:`HeuristicParams`.
     """
 
+    PARAM_DEFAULTS: dict[str, float] = asdict(HeuristicParams())
+    """The ``**params`` it takes, with their defaults (a policy spec checks each value against its default's kind)."""
     PARAM_NAMES: tuple[str, ...] = HeuristicParams.names()
 
     def __init__(self, chip_memory: bool = True, seed: int | None = None, **params: float) -> None:

@@ -77,7 +77,7 @@ class SearchPolicy(Policy):
         seed: seed of :attr:`rng`, which draws every world.
 
     Raises:
-        ValueError: if ``iters < 1``.
+        ValueError: if ``iters < 1`` or ``model_T`` is not ``(low, high)`` with ``low <= high``.
     """
 
     DEFAULT_ITERS = 32
@@ -101,6 +101,8 @@ class SearchPolicy(Policy):
         super().__init__(seed)
         if iters < 1:
             raise ValueError(f"iters: expected an int >= 1, got {iters!r}")
+        if not model_T[0] <= model_T[1]:
+            raise ValueError(f"model_T: expected (low, high) with low <= high, got {model_T!r}")
         self.iters = iters
         self.chip_memory = chip_memory
         self.margin_weight = margin_weight

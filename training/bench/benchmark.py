@@ -451,7 +451,44 @@ def _bench_rllib(args: argparse.Namespace) -> None:
     bench_rllib(args)
 
 
+def check_serve_args(args: argparse.Namespace) -> None:
+    """Refuse, before any server starts, a ``serve`` run the server would refuse: an unknown ``--preset``, a
+    number of ``--opponents`` that makes no table, or an opponent spec that does not load or cannot play the
+    table (its size, or special cards).
+
+    Raises:
+        SystemExit: after one ``error:`` line (:func:`training.cli.refuse`), with code 2.
+    """
+    from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, RuleError
+    from nothanks_env.presets import PRESETS
+    from nothanks_env.specs import load_policy
+    from training.cli import load_spec
+    from training.evaluation.evaluate import check_plays
+
+    if args.preset not in PRESETS:
+        refuse(f"--preset: expected one of {sorted(PRESETS)}, got {args.preset!r}")
+    k = len(args.opponents)
+    if not MIN_PLAYERS - 1 <= k <= MAX_PLAYERS - 1:
+        refuse(
+            f"--opponents: expected {MIN_PLAYERS - 1} to {MAX_PLAYERS - 1} policy specs, one per opponent (the table "
+            f"is the opponents and the timed seat: {MIN_PLAYERS}..{MAX_PLAYERS} players), got {k}: {args.opponents}"
+        )
+    try:
+        config = resolve_config(num_players=k + 1, preset=args.preset)
+    except RuleError as e:
+        refuse(f"--preset {args.preset} with {k} --opponents: {e}")
+    try:
+        policies = [load_spec(load_policy, "--opponents", spec, num_players=k + 1) for spec in args.opponents]
+    except ValueError as e:
+        refuse(e)
+    try:
+        check_plays(policies, config)
+    except ValueError as e:
+        refuse(f"--opponents: {e}")
+
+
 def _bench_serve(args: argparse.Namespace) -> None:
+    check_serve_args(args)
     try:
         import fastapi  # noqa: F401
     except ImportError as exc:

@@ -37,7 +37,7 @@ from typing import TextIO
 import numpy as np
 
 from nothanks_env.game import Game, SeatView, describe_action
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, special_cards_only
 from nothanks_env.records import GameRecord, replay
 from nothanks_env.vector import BatchView
 from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
@@ -254,7 +254,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     args = parser.parse_args(argv)
     try:
         record = GameRecord.load(args.record)
-        game_at(record, len(record.actions))  # check that it replays before showing anything
+        replay(record)  # check that it replays to its recorded result before showing anything
     except FileNotFoundError:
         parser.error(f"record: expected an existing game record (a JSON file), got {args.record} (no such file)")
     except (OSError, ValueError) as e:  # RecordError is a ValueError
@@ -268,7 +268,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     if seat is None and not args.full and record.agents is not None and HUMAN in record.agents:
         seat = record.agents.index(HUMAN)
     policy = None
-    if args.policy:
+    if args.policy is not None:  # "" is refused by load_policy, not taken for no policy
         from training.specs import load_policy
 
         try:
@@ -280,6 +280,12 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
                 f"--policy: expected a policy that plays special cards for this record's "
                 f"{list(record.config.special_cards)} (random, heuristic or a checkpoint trained on them), got "
                 f"{args.policy!r}, which plays only pass/take"
+            )
+        if not record.config.special_cards and special_cards_only(policy):
+            parser.error(
+                f"--policy: expected a policy that plays pass/take for this record of a standard game (a baseline "
+                f"or a checkpoint trained without special cards), got {args.policy!r}, which plays only special "
+                "cards (the wildcards preset)"
             )
     display = Display(out or sys.stdout, "plain" if args.plain else "auto")
     if args.print_all:
