@@ -20,6 +20,7 @@ from nothanks_env import nothanks_v0
 from nothanks_env.game import GameConfig, RuleError
 from nothanks_env.specs import load_policy
 from training import benchmark, evaluate, exploit, gauntlet, play, replay, selfplay, serve, tournament, tune_heuristic
+from training.cli import check_outputs
 from training.config import ConfigError, config_from_dict, parse_overrides
 
 REPO = Path(__file__).resolve().parent.parent
@@ -315,3 +316,143 @@ def test_help_shows_defaults_only_where_there_is_one():
     assert "(default: None)" not in text and "(default: [])" not in text and "(default: False)" not in text
     assert "--epochs EPOCHS passes over the training decisions (default: 4)" in text
     assert "rounded up to a multiple of 100 x --players" in text
+
+
+# ------------------------------------------------------------------------------------------ output paths
+PROC = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc (a folder nothing is created in)")
+
+
+def _refused_output(outputs: dict, match: str, **kwargs) -> None:
+    with pytest.raises(ValueError) as e:
+        check_outputs(outputs, **{"overwrite": False, **kwargs})
+    assert str(e.value) == match
+
+
+def test_check_outputs_refuses_paths_that_would_fail_or_replace_a_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("keep.json").write_text("kept")
+    Path("afile").write_text("a file")
+    Path("adir").mkdir()
+    _refused_output({"--json": ""}, "--json: expected a file path, got '' (an empty path)")
+    _refused_output({"--md": "  "}, "--md: expected a file path, got '  ' (an empty path)")
+    _refused_output({"--json": "adir"}, "--json: expected a file path, got the directory 'adir'")
+    _refused_output(
+        {"--json": "keep.json"},
+        "--json: expected a path that does not exist yet (pass --overwrite to replace it), got 'keep.json' "
+        "(an existing file)",
+    )
+    _refused_output(
+        {"--csv": "afile/x.csv"},
+        "--csv: expected a path whose folders can be created, got 'afile/x.csv' ('afile' is not a folder)",
+    )
+    _refused_output(
+        {"--csv": "afile/deeper/x.csv"},
+        "--csv: expected a path whose folders can be created, got 'afile/deeper/x.csv' ('afile' is not a folder)",
+    )
+    _refused_output(
+        {"--json": "both.out", "--csv": "./both.out"},
+        "--csv: expected a path other than --json's, got './both.out' (the same file)",
+    )
+    _refused_output(  # the same existing file twice is refused even with --overwrite
+        {"--json": "keep.json", "--md": "keep.json"},
+        "--md: expected a path other than --json's, got 'keep.json' (the same file)",
+        overwrite=True,
+    )
+    _refused_output({"--json": "adir"}, "--json: expected a file path, got the directory 'adir'", overwrite=True)
+    check_outputs({"--json": "keep.json", "--csv": "new/deep/x.csv", "--md": None}, overwrite=True)
+    assert Path("keep.json").read_text() == "kept"  # checked, not touched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "afile", "keep.json"]  # nothing created
+
+
+def test_check_outputs_of_a_folder_refuses_one_holding_its_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    names = ("a.md", "b.png")
+    Path("afile").write_text("a file")
+    Path("full").mkdir()
+    Path("full/b.png").write_bytes(b"png")
+    _refused_output({"--out": ""}, "--out: expected a folder path, got '' (an empty path)", files_in=names)
+    _refused_output({"--out": " "}, "--out: expected a folder path, got ' ' (an empty path)", files_in=names)
+    _refused_output({"--out": "/"}, "--out: expected a folder other than the filesystem root, got '/'", files_in=names)
+    _refused_output({"--out": "afile"}, "--out: expected a directory, got the file 'afile'", files_in=names)
+    _refused_output(
+        {"--out": "afile/sub"},
+        "--out: expected a path whose folders can be created, got 'afile/sub' ('afile' is not a folder)",
+        files_in=names,
+    )
+    _refused_output(
+        {"--out": "full"},
+        "--out: expected a folder without a.md, b.png (pass --overwrite to replace them), got 'full', which holds "
+        "b.png",
+        files_in=names,
+    )
+    Path("odd/a.md").mkdir(parents=True)
+    _refused_output(
+        {"--out": "odd"},
+        "--out: expected a folder where a.md can be written, got 'odd', where it is a directory",
+        files_in=names,
+        overwrite=True,
+    )
+    check_outputs({"--out": "full"}, overwrite=True, files_in=names)
+    check_outputs({"--out": "new/deep"}, overwrite=False, files_in=names)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "full", "odd"]
+    assert [p.name for p in Path("full").iterdir()] == ["b.png"]
+
+
+@PROC
+def test_check_outputs_refuses_a_folder_nothing_can_be_written_in():
+    _refused_output(
+        {"--json": "/proc/x.json"},
+        "--json: expected a path in a writable folder, got '/proc/x.json' ('/proc' is not writable)",
+    )
+    _refused_output(
+        {"--out": "/proc/x"},
+        "--out: expected a path in a writable folder, got '/proc/x' ('/proc' is not writable)",
+        files_in=("a.md",),
+    )
+
+
+def _play_to_eof(argv: Sequence[str]) -> int:
+    """``play`` with no input: a game that starts is quit at once and not saved (``_play`` answers "q" forever)."""
+
+    def eof(prompt: str) -> str:
+        raise EOFError
+
+    return play.main(argv, input_fn=eof, out=io.StringIO())
+
+
+EXISTING = (
+    "error: {flag}: expected a path that does not exist yet (pass --overwrite to replace it), got {path!r} "
+    "(an existing file)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("main", "argv", "flag"),
+    [
+        (evaluate.main, ["--policy", "random", "--games", "3", "--no-progress", "--csv", "keep.out"], "--csv"),
+        (gauntlet.main, ["--policy", "random", "--columns", "random", "--games", "3", "--md", "keep.out"], "--md"),
+        (_play_to_eof, ["--seed", "1", "--seat", "0", "--save", "keep.out"], "--save"),
+        (exploit.main, ["--victim", "random", "--timesteps", "9", "--runs-dir", "runs", "--png", "keep.out"], "--png"),
+    ],
+    ids=["evaluate", "gauntlet", "play", "exploit"],
+)
+def test_every_command_keeps_an_existing_output_file_unless_overwrite(main, argv, flag, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("keep.out").write_bytes(b"saved before")
+    code, err = run_cli(main, argv)
+    assert (code, err) == (2, EXISTING.format(flag=flag, path="keep.out"))
+    assert Path("keep.out").read_bytes() == b"saved before"
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.out"]  # nothing played, trained or written
+
+
+def test_tournament_keeps_a_leaderboard_unless_overwrite(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("o").mkdir()
+    Path("o/leaderboard.md").write_text("saved before")
+    code, err = run_cli(tournament.main, ["--policies", "random", "heuristic", "never-take", "--out", "o"])
+    assert code == 2 and err == (
+        "error: --out: expected a folder without leaderboard.md, leaderboard.csv, leaderboard.json, ratings.png "
+        "(pass --overwrite to replace them), got 'o', which holds leaderboard.md\n"
+    )
+    assert [p.name for p in Path("o").iterdir()] == ["leaderboard.md"]
+    assert Path("o/leaderboard.md").read_text() == "saved before"

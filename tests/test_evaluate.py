@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -340,3 +341,45 @@ def test_duplicate_seating_puts_every_slot_in_every_seat_once_per_deal():
     seating, deal = ev.duplicate_seating(np.array([[7, 8, 9], [1, 2, 3]]))
     assert deal.tolist() == [0, 0, 0, 1, 1, 1]
     assert seating.tolist() == [[7, 8, 9], [9, 7, 8], [8, 9, 7], [1, 2, 3], [3, 1, 2], [2, 3, 1]]
+
+
+def _refused(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as e:
+        ev.main(["--policy", "random", "--games", "3", "--no-progress", *argv])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err.rstrip("\n")
+
+
+def test_cli_refuses_outputs_before_any_game(tmp_path, capsys, monkeypatch):
+    """An output that could not be written was found only after every game (a traceback, the report lost); an
+    existing one was replaced silently. Both are refused before the first game now, and nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "keep.json").write_bytes(b'{"kept": 1}')
+    (tmp_path / "afile").write_text("a file")
+    assert _refused(["--json", "keep.json", "--csv", "new.csv"], capsys) == (
+        "error: --json: expected a path that does not exist yet (pass --overwrite to replace it), got 'keep.json' "
+        "(an existing file)"
+    )
+    assert _refused(["--json", "both.out", "--csv", "both.out"], capsys) == (
+        "error: --csv: expected a path other than --json's, got 'both.out' (the same file)"
+    )
+    assert _refused(["--csv", "afile/x.csv"], capsys) == (
+        "error: --csv: expected a path whose folders can be created, got 'afile/x.csv' ('afile' is not a folder)"
+    )
+    assert _refused(["--json", ""], capsys) == "error: --json: expected a file path, got '' (an empty path)"
+    assert _refused(["--csv", " "], capsys) == "error: --csv: expected a file path, got ' ' (an empty path)"
+    if Path("/proc/self").is_dir():
+        assert _refused(["--json", "/proc/x.json"], capsys) == (
+            "error: --json: expected a path in a writable folder, got '/proc/x.json' ('/proc' is not writable)"
+        )
+    assert (tmp_path / "keep.json").read_bytes() == b'{"kept": 1}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "keep.json"]
+
+
+def test_cli_overwrite_replaces_an_existing_report(tmp_path, capsys):
+    out = tmp_path / "keep.json"
+    out.write_text("old")
+    ev.main(["--policy", "random", "--games", "3", "--no-progress", "--json", str(out), "--overwrite"])
+    assert json.loads(out.read_text())["games"] == 3

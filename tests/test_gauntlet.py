@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -206,3 +207,69 @@ def test_tables_keep_every_figure_in_an_80_column_terminal():
     assert "…" not in text and "heuristic" in text and "threshold:T" in text  # long names wrap, not cut
     for p in report.policies:
         assert f"{p.win_rate:.3f}" in text and f"{p.mean_rank:.2f}" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--columns", "random+heuristic+never-take+never-take"],
+            "error: --columns: expected at most 2 specs joined by '+' at 3 players (one per other seat; fewer fill "
+            "the seats in turn), got 'random+heuristic+never-take+never-take' (4 specs)",
+        ),
+        (
+            ["--players", "4", "--columns", "random", "random+heuristic+never-take+random"],
+            "error: --columns: expected at most 3 specs joined by '+' at 4 players (one per other seat; fewer fill "
+            "the seats in turn), got 'random+heuristic+never-take+random' (4 specs)",
+        ),
+        (
+            ["--columns", "random", "--column-games", "random=3", "random=9"],
+            "error: --column-games: expected each column at most once, got 'random' twice ('random=3' and 'random=9')",
+        ),
+        (
+            ["--columns", "random", "--json", "same", "--md", "same"],
+            "error: --md: expected a path other than --json's, got 'same' (the same file)",
+        ),
+        (
+            ["--columns", "random", "--md", "keep.md"],
+            "error: --md: expected a path that does not exist yet (pass --overwrite to replace it), got 'keep.md' "
+            "(an existing file)",
+        ),
+        (["--columns", "random", "--json", " "], "error: --json: expected a file path, got ' ' (an empty path)"),
+        (
+            ["--columns", "random", "--md", "afile/x.md"],
+            "error: --md: expected a path whose folders can be created, got 'afile/x.md' ('afile' is not a folder)",
+        ),
+    ],
+)
+def test_refused_before_any_game_and_nothing_written(argv, message, capsys, tmp_path, monkeypatch):
+    """Extra specs of a mixed table were dropped silently, a column given twice in --column-games kept the last
+    count, and outputs were replaced silently or failed after every game."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "keep.md").write_bytes(b"kept")
+    (tmp_path / "afile").write_text("a file")
+    assert gx.main(["--policy", "random", "--games", "3", "--no-progress", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == message + "\n" and captured.out == ""  # no table: no game was played
+    assert (tmp_path / "keep.md").read_bytes() == b"kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "keep.md"]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_an_output_in_a_folder_nothing_can_be_written_in_is_refused_first(capsys):
+    assert gx.main(["--policy", "random", "--columns", "random", "--md", "/proc/x.md", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: --md: expected a path in a writable folder, got '/proc/x.md' ('/proc' is not writable)\n"
+
+
+def test_a_mixed_table_with_fewer_specs_fills_the_seats_in_turn_and_more_are_refused(tmp_path):
+    cand = NeverTakePolicy()
+    rep = gx.gauntlet(cand, num_players=4, games=4, seed=0, columns=[gx.parse_column("random+heuristic")])
+    assert rep.rows[0].opponents == ["random", "heuristic", "random"]
+    with pytest.raises(ValueError, match=r"columns: expected at most 2 specs joined by '\+' at 3 players"):
+        gx.gauntlet(cand, num_players=3, games=3, seed=0, columns=[gx.parse_column("random+heuristic+random")])
+    out = tmp_path / "g.md"
+    out.write_text("old")
+    argv = ["--policy", "never-take", "--columns", "random", "--games", "3", "--md", str(out), "--no-progress"]
+    assert gx.main([*argv, "--overwrite"]) == 0
+    assert out.read_text().startswith("`never-take`, 3 players")

@@ -394,3 +394,50 @@ def test_main_refuses_a_wildcards_network_at_a_standard_table(capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: --opponents: expected policies that play pass/take at --preset standard, got ")
     assert "['ppo-wildcards'] trained on special cards (125 actions)" in err and "Traceback" not in err
+
+
+def _no_input(prompt: str) -> str:
+    raise AssertionError("the game started")
+
+
+@pytest.mark.parametrize(
+    ("save", "message"),
+    [
+        ("adir", "--save: expected a file path, got the directory 'adir'"),
+        ("", "--save: expected a file path, got '' (an empty path)"),
+        (
+            "afile/x.json",
+            "--save: expected a path whose folders can be created, got 'afile/x.json' ('afile' is not a folder)",
+        ),
+        (
+            "keep.json",
+            "--save: expected a path that does not exist yet (pass --overwrite to replace it), got 'keep.json' "
+            "(an existing file)",
+        ),
+        pytest.param(
+            "/proc/p.json",
+            "--save: expected a path in a writable folder, got '/proc/p.json' ('/proc' is not writable)",
+            marks=pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc"),
+        ),
+    ],
+)
+def test_main_refuses_a_save_path_before_the_game(save, message, tmp_path: Path, monkeypatch, capsys):
+    """The whole game was played, then the record failed to save (a traceback, the game lost) or replaced a file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("a file")
+    (tmp_path / "keep.json").write_bytes(b"an earlier game")
+    with pytest.raises(SystemExit) as e:
+        play.main(["--seed", "1", "--seat", "0", "--plain", "--save", save], input_fn=_no_input, out=io.StringIO())
+    assert e.value.code == 2 and capsys.readouterr().err == f"error: {message}\n"
+    assert (tmp_path / "keep.json").read_bytes() == b"an earlier game"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "afile", "keep.json"]
+
+
+def test_main_overwrite_replaces_an_earlier_record(tmp_path: Path):
+    path = tmp_path / "g.json"
+    path.write_text("an earlier game")
+    out = io.StringIO()
+    argv = ["--seed", "4", "--seat", "0", "--save", str(path), "--overwrite"]
+    assert play.main(argv, input_fn=stream_input(io.StringIO("t\n" * 30), out), out=out) == 0
+    assert GameRecord.load(path).seed == 4

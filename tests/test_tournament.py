@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -67,3 +68,53 @@ def test_games_rounded_up_to_whole_seat_rotations_are_reported(tmp_path, capsys)
     assert (data["games"], data["games_requested"], data["games_note"]) == (12, 10, note)
     exact = tm.tournament([RandomPolicy(), ThresholdPolicy(), NeverTakePolicy()], num_players=3, games=9, seed=0)
     assert (exact.games, exact.games_requested, exact.rounding_note) == (9, 9, "")
+
+
+POOL = ["--policies", "random", "threshold", "never-take", "--games", "3", "--no-progress"]
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [
+        ("", "--out: expected a folder path, got '' (an empty path)"),  # wrote into the current folder
+        ("  ", "--out: expected a folder path, got '  ' (an empty path)"),
+        ("/", "--out: expected a folder other than the filesystem root, got '/'"),
+        ("afile", "--out: expected a directory, got the file 'afile'"),
+        ("afile/sub", "--out: expected a path whose folders can be created, got 'afile/sub' ('afile' is not a folder)"),
+        (
+            "board",
+            "--out: expected a folder without leaderboard.md, leaderboard.csv, leaderboard.json, ratings.png (pass "
+            "--overwrite to replace them), got 'board', which holds leaderboard.json, ratings.png",
+        ),
+    ],
+)
+def test_cli_refuses_an_out_folder_before_any_game(out, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("a file")
+    (tmp_path / "board").mkdir()
+    (tmp_path / "board" / "leaderboard.json").write_bytes(b"kept")
+    (tmp_path / "board" / "ratings.png").write_bytes(b"kept png")
+    with pytest.raises(SystemExit) as e:
+        tm.main([*POOL, "--out", out])
+    captured = capsys.readouterr()
+    assert e.value.code == 2 and captured.err == f"error: {message}\n" and captured.out == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "board"]
+    assert sorted(p.name for p in (tmp_path / "board").iterdir()) == ["leaderboard.json", "ratings.png"]
+    assert (tmp_path / "board" / "leaderboard.json").read_bytes() == b"kept"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
+def test_cli_refuses_an_out_folder_that_cannot_be_created(capsys):
+    with pytest.raises(SystemExit) as e:
+        tm.main([*POOL, "--out", "/proc/x"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: --out: expected a path in a writable folder, got '/proc/x' ('/proc' is not writable)\n"
+    )
+
+
+def test_cli_overwrite_replaces_the_leaderboard(tmp_path):
+    (tmp_path / "leaderboard.json").write_text("old")
+    tm.main([*POOL, "--out", str(tmp_path), "--overwrite"])
+    assert json.loads((tmp_path / "leaderboard.json").read_text())["games"] == 3
+    assert (tmp_path / "ratings.png").read_bytes()[:4] == b"\x89PNG"

@@ -5,13 +5,21 @@ Every entry point (``python -m training.evaluate``, ``tournament``, ``selfplay``
 ``error: <argument>: expected <what>, got <value>`` on stderr, exit code 2, no usage block and no
 traceback. :class:`Parser` does it for what argparse checks (types, choices, missing arguments); the
 argument types below check ranges while parsing; :func:`refuse` does it for what a command checks itself.
+
+Output paths (``--json``, ``--csv``, ``--md``, ``--png``, ``--save``, ``--out``) are checked by
+:func:`check_outputs` before any game or training starts, so that nothing is played only to fail at the end,
+and nothing already saved is replaced unless the command is given ``--overwrite``
+(:func:`add_overwrite_argument`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 EXIT_BAD_INPUT = 2
@@ -112,3 +120,99 @@ def load_spec(load: Callable[..., Any], flag: str, spec: str, **kwargs: Any) -> 
         return load(spec, **kwargs)
     except (ValueError, OSError) as e:
         raise ValueError(f"{flag}: {e}") from e
+
+
+def add_overwrite_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--overwrite``: let the command replace output files that already exist (refused otherwise)."""
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace output files that already exist (refused otherwise)"
+    )
+
+
+def check_outputs(outputs: Mapping[str, str | None], *, overwrite: bool, files_in: Sequence[str] = ()) -> None:
+    """Refuse, before any long work, output paths that could not be written or would replace a saved file.
+
+    Missing parent folders are fine when they can be created (the commands create them when writing).
+
+    Args:
+        outputs: flag -> the path as typed on the command line (None: that output was not asked for). Each is a
+            file path, or, with ``files_in``, a folder that receives the files named there.
+        overwrite: whether existing output files may be replaced (the command's ``--overwrite``).
+        files_in: the names of the files each folder of ``outputs`` receives (empty: ``outputs`` are files).
+
+    Raises:
+        ValueError: ``"<flag>: expected ..., got ..."`` for an empty or blank path; a file path that is a
+            directory, or a folder path that is a file or the filesystem root; a file that exists (a folder
+            that holds one of ``files_in``) without ``overwrite``; a parent that is a file, or a folder that
+            cannot be written to; two flags given the same file.
+    """
+    seen: dict[Path, str] = {}
+    for flag, text in outputs.items():
+        if text is None:
+            continue
+        kind = "folder" if files_in else "file"
+        if not text.strip():
+            raise ValueError(f"{flag}: expected a {kind} path, got {text!r} (an empty path)")
+        path = Path(text)
+        if files_in:
+            _check_folder(flag, text, path, files_in, overwrite)
+            continue
+        if os.path.isdir(path):
+            raise ValueError(f"{flag}: expected a file path, got the directory {text!r}")
+        if os.path.lexists(path) and not overwrite:
+            raise ValueError(
+                f"{flag}: expected a path that does not exist yet (pass --overwrite to replace it), got {text!r} "
+                "(an existing file)"
+            )
+        _check_writable(flag, text, path.parent)
+        key = path.resolve()
+        if key in seen:
+            raise ValueError(f"{flag}: expected a path other than {seen[key]}'s, got {text!r} (the same file)")
+        seen[key] = flag
+
+
+def _check_folder(flag: str, text: str, folder: Path, names: Sequence[str], overwrite: bool) -> None:
+    """:func:`check_outputs` for a folder receiving the files ``names``."""
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise ValueError(f"{flag}: expected a directory, got the file {text!r}")
+    if folder.resolve() == Path(folder.resolve().anchor):
+        raise ValueError(f"{flag}: expected a folder other than the filesystem root, got {text!r}")
+    inside = [name for name in names if os.path.isdir(folder / name)]
+    if inside:
+        raise ValueError(
+            f"{flag}: expected a folder where {inside[0]} can be written, got {text!r}, where it is a directory"
+        )
+    present = [name for name in names if os.path.lexists(folder / name)]
+    if present and not overwrite:
+        raise ValueError(
+            f"{flag}: expected a folder without {', '.join(names)} (pass --overwrite to replace them), got {text!r}, "
+            f"which holds {', '.join(present)}"
+        )
+    _check_writable(flag, text, folder)
+
+
+def _check_writable(flag: str, text: str, folder: Path) -> None:
+    """Refuse ``text`` unless ``folder`` is a writable directory, or can be created in one."""
+    existing = folder
+    while not os.path.lexists(existing):  # the nearest folder that exists: the command creates the rest
+        existing = existing.parent
+    if not os.path.isdir(existing):
+        raise ValueError(
+            f"{flag}: expected a path whose folders can be created, got {text!r} ({str(existing)!r} is not a folder)"
+        )
+    if not _can_write(existing):
+        raise ValueError(
+            f"{flag}: expected a path in a writable folder, got {text!r} ({str(existing)!r} is not writable)"
+        )
+
+
+def _can_write(folder: Path) -> bool:
+    """Whether a file can be created in ``folder``: ``os.access``, then a real try (root passes ``os.access``
+    even where nothing can be created, e.g. ``/proc``); the trial file is removed at once."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check-"):
+            return True
+    except OSError:
+        return False

@@ -734,7 +734,7 @@ def bench_eval(args: argparse.Namespace | None = None) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser; bad input is one ``error:`` line and exit code 2 (:mod:`training.cli`)."""
-    from training.cli import Parser, int_in
+    from training.cli import Parser, add_overwrite_argument, int_in
 
     ap = Parser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
@@ -748,6 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--json", help="write the report as JSON to this path")
     ap.add_argument("--csv", help="write one row per policy as CSV to this path")
+    add_overwrite_argument(ap)
     ap.add_argument("--no-progress", action="store_true")
     from training.scale.ray_backend import add_ray_argument
 
@@ -756,9 +757,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> EvalReport:
+    """Run the command line; returns the report. Bad input exits with code 2 after one ``error:`` line, before any
+    game (output paths included: ``--json``/``--csv`` that exist are refused unless ``--overwrite``)."""
     from rich.console import Console
 
-    from training.cli import load_spec, refuse
+    from training.cli import check_outputs, load_spec, refuse
     from training.scale.ray_backend import connect
     from training.specs import load_policy
 
@@ -771,15 +774,12 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
         return built[spec]
 
     try:  # bad input: one error line and exit code 2, never a traceback
+        check_outputs({"--json": args.json, "--csv": args.csv}, overwrite=args.overwrite)
         config = variant_config(args)
         candidates = [load_spec(load_policy, "--policy", s, num_players=config.num_players) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
         n = config.num_players
         plan_matchup(candidates, opponents, num_players=n, games=args.games, seed=args.seed, config=config)
-        for flag in ("json", "csv"):
-            path = getattr(args, flag)
-            if path is not None and pathlib.Path(path).is_dir():
-                raise ValueError(f"--{flag}: expected a file path, got the directory {path!r}")
         if args.ray is not None:
             connect(args.ray, num_cpus=args.workers)
     except (ValueError, OSError, ImportError) as e:

@@ -2,9 +2,9 @@
 
 A *column* is a table of opponents. For a single spec it is that opponent in every other seat
 (``P − 1`` copies of one policy object); a mixed table such as ``utility+extort`` fills the ``P − 1``
-other seats cyclically (at 4 players: utility, extort, utility). Each column is one
-:func:`training.evaluate.evaluate` with the same seed (seats rotated, duplicate deals, Student-t 95%
-intervals over deals, win rate with ties split), so any row can be reproduced alone with
+other seats cyclically (at 4 players: utility, extort, utility); a table with more specs than seats is
+refused. Each column is one :func:`training.evaluate.evaluate` with the same seed (seats rotated, duplicate
+deals, Student-t 95% intervals over deals, win rate with ties split), so any row can be reproduced alone with
 ``python -m training.evaluate --policy A --opponents B B --games N --seed S``. All columns share one process
 pool (:func:`training.evaluate.run_many`), and the results do not depend on ``workers``.
 
@@ -43,7 +43,7 @@ import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
-from training.cli import Parser, int_in
+from training.cli import Parser, add_overwrite_argument, check_outputs, int_in
 from training.evaluation.evaluate import PolicyStats, plan_matchup, rounded_games, run_many
 from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS
 from training.variants import add_variant_arguments, variant_config
@@ -361,14 +361,16 @@ def gauntlet(
         :class:`GauntletReport`, rows in the order of ``columns``.
 
     Raises:
-        ValueError: for no or repeated columns, an unknown label in ``column_games``, a game count < 1,
-            an opponent spec :func:`training.specs.load_policy` rejects, or a lineup or config mismatch.
+        ValueError: for no or repeated columns, a column with more specs than the other seats, an unknown label
+            in ``column_games``, a game count < 1, an opponent spec :func:`training.specs.load_policy` rejects,
+            or a lineup or config mismatch.
     """
     from training.specs import load_policy
 
     labels = [c.label for c in columns]
     if not columns or len(set(labels)) != len(labels):
         raise ValueError(f"columns: expected at least one column and no repeats, got {labels}")
+    check_seats(columns, num_players)
     overrides = dict(column_games or {})
     unknown = sorted(set(overrides) - set(labels))
     if unknown:
@@ -439,12 +441,14 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int_in(0), default=0)
     ap.add_argument("--workers", type=int, default=1, help="processes shared by the columns (the core count)")
     which = ap.add_mutually_exclusive_group()
-    which.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables")
+    which.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables "
+                       "(at most P-1 specs, filling the other seats in turn)")  # fmt: skip
     which.add_argument("--heldout", action="store_true", help="replace the standard set with the held-out bots "
                        "and tables (training.evaluation.heldout), which no agent is trained or chosen on")  # fmt: skip
     ap.add_argument("--column-games", nargs="+", default=[], metavar="LABEL=N", help="games of one column")
     ap.add_argument("--json", help="write every report as JSON to this path")
     ap.add_argument("--md", help="write Markdown tables to this path")
+    add_overwrite_argument(ap)
     ap.add_argument("--list", action="store_true", help="print the standard (or with --heldout the held-out) columns "
                     "and exit")  # fmt: skip
     ap.add_argument("--no-progress", action="store_true")
@@ -453,14 +457,38 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _column_games(items: Sequence[str]) -> dict[str, int]:
-    out = {}
+    """``--column-games`` as label -> games; a label given twice is refused (which count was meant?)."""
+    out: dict[str, int] = {}
+    given: dict[str, str] = {}
     for item in items:
         label, _, n = item.rpartition("=")  # a label may hold '=' itself (search:iters=16=3000)
         try:
-            out[label] = int(n)
+            games = int(n)
         except ValueError:
             raise ValueError(f"--column-games: expected LABEL=N with N an int, got {item!r}") from None
+        if label in out:
+            raise ValueError(
+                f"--column-games: expected each column at most once, got {label!r} twice ({given[label]!r} and "
+                f"{item!r})"
+            )
+        out[label], given[label] = games, item
     return out
+
+
+def check_seats(columns: Sequence[Column], num_players: int, name: str = "columns") -> None:
+    """Refuse a mixed table with more specs than the ``num_players - 1`` seats it fills (the extra specs would
+    never play); fewer fill the seats in turn (:meth:`Column.seat_specs`).
+
+    Raises:
+        ValueError: ``"<name>: expected ..."`` naming the column and its spec count.
+    """
+    seats = num_players - 1
+    for c in columns:
+        if len(c.opponents) > seats:
+            raise ValueError(
+                f"{name}: expected at most {seats} specs joined by '+' at {num_players} players (one per other "
+                f"seat; fewer fill the seats in turn), got {c.label!r} ({len(c.opponents)} specs)"
+            )
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -470,10 +498,7 @@ def _check_args(args: argparse.Namespace) -> None:
     for flag in ("games", "workers"):
         if getattr(args, flag) < 1:
             raise ValueError(f"--{flag}: expected an int >= 1, got {getattr(args, flag)}")
-    for flag in ("json", "md"):
-        path = getattr(args, flag)
-        if path is not None and pathlib.Path(path).is_dir():
-            raise ValueError(f"--{flag}: expected a file path, got the directory {path!r}")
+    check_outputs({"--json": args.json, "--md": args.md}, overwrite=args.overwrite)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -504,6 +529,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--column-games: expected labels among the columns {labels}, got {unknown}")
         config = variant_config(args)
         n = config.num_players
+        check_seats(columns, n, "--columns")
         candidates = [load_spec(load_policy, "--policy", spec, num_players=n) for spec in args.policy]
         if args.columns:  # a column's spec that does not load is refused naming the flag, before any game
             for spec in dict.fromkeys(s for c in columns for s in c.opponents):

@@ -15,7 +15,8 @@ Method:
   pool a policy met, so compare them within one leaderboard only.
 
 Outputs in ``--out``: ``leaderboard.md``, ``leaderboard.csv``, ``leaderboard.json`` and ``ratings.png``
-(μ with a ±2σ bar per policy).
+(μ with a ±2σ bar per policy). A folder that already holds one of them is refused before any game, unless
+``--overwrite``.
 
 Command line::
 
@@ -51,6 +52,9 @@ from training.evaluation.evaluate import (
     write_stats_csv,
 )
 from training.variants import add_variant_arguments, variant_config
+
+OUTPUT_FILES: tuple[str, ...] = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "ratings.png")
+"""The files :meth:`TournamentResult.write` writes into ``--out``."""
 
 
 @dataclass
@@ -112,7 +116,8 @@ class TournamentResult:
         return "\n".join(lines) + "\n"
 
     def write(self, out: pathlib.Path) -> None:
-        """Write leaderboard.md/.csv/.json and ratings.png into directory ``out`` (created if missing)."""
+        """Write :data:`OUTPUT_FILES` (leaderboard.md/.csv/.json, ratings.png) into directory ``out`` (created if
+        missing), replacing them if they exist."""
         out.mkdir(parents=True, exist_ok=True)
         (out / "leaderboard.md").write_text(self.markdown())
         extra = [{"mu": r.rating.mu, "sigma": r.rating.sigma, "ordinal": r.rating.ordinal} for r in self.rows]
@@ -237,7 +242,7 @@ def tournament(
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser; bad input is one ``error:`` line and exit code 2 (:mod:`training.cli`)."""
-    from training.cli import Parser, int_in
+    from training.cli import Parser, add_overwrite_argument, int_in
 
     ap = Parser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
@@ -246,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "every deal played once per seat rotation; the output says so)")  # fmt: skip
     ap.add_argument("--seed", type=int_in(0), default=0)
     ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
-    ap.add_argument("--out", type=pathlib.Path, required=True, help="directory for the leaderboard files")
+    ap.add_argument("--out", required=True, help="directory for the leaderboard files (created if missing)")
+    add_overwrite_argument(ap)
     ap.add_argument("--no-progress", action="store_true")
     from training.scale.ray_backend import add_ray_argument
 
@@ -256,14 +262,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> TournamentResult:
     """Run the command line; bad input exits with code 2 after one ``error:`` line."""
-    from training.cli import load_spec, refuse
+    from training.cli import check_outputs, load_spec, refuse
     from training.scale.ray_backend import connect
     from training.specs import load_policy
 
     args = build_parser().parse_args(argv)
     try:
-        if args.out.exists() and not args.out.is_dir():
-            raise ValueError(f"--out: expected a directory, got the file {str(args.out)!r}")
+        check_outputs({"--out": args.out}, overwrite=args.overwrite, files_in=OUTPUT_FILES)
         config = variant_config(args)
         n = config.num_players
         pool = [load_spec(load_policy, "--policies", s, num_players=n) for s in args.policies]
@@ -285,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
         progress=not args.no_progress,
         ray=args.ray,
     )
-    result.write(args.out)
+    result.write(pathlib.Path(args.out))
     print(result.markdown())
     note = f" ({result.rounding_note})" if result.rounding_note else ""
     print(

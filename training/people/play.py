@@ -21,7 +21,9 @@ above the high bid or above your chips, the opener dropping, a value you hold, a
 refused with the reason and asked again.
 
 At the end the game is saved as a JSON record (:mod:`nothanks_env.records`) to ``--save`` or to
-``games/nothanks__{preset}__{seed}__{time}.json``; quitting early offers to save the unfinished game.
+``games/nothanks__{preset}__{seed}__{time}.json`` (the time the game started); quitting early offers to save the
+unfinished game. The path is checked before the game starts: one that cannot be written, or an existing file
+(unless ``--overwrite``), is refused.
 Replay it with ``python -m training.replay PATH``.
 
 The loop is :func:`play_game`, which takes its input as a function and writes to a :class:`Display`, so
@@ -378,7 +380,7 @@ def default_record_path(preset: str, seed: int, when: datetime) -> Path:
 
 def build_parser() -> argparse.ArgumentParser:
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
-    from training.cli import Parser, int_in
+    from training.cli import Parser, add_overwrite_argument, int_in
 
     p = Parser(
         prog="python -m training.play",
@@ -397,14 +399,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int_in(0, 2**63 - 1), help="seeds the deals, your seat and the opponents (default: random)"
     )
-    p.add_argument("--save", type=Path, metavar="PATH", help="where to save the game record (default games/...)")
+    p.add_argument("--save", metavar="PATH", help="where to save the game record (default games/...)")
+    add_overwrite_argument(p)
     p.add_argument("--plain", action="store_true", help="plain text even on a terminal")
     return p
 
 
 def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: TextIO | None = None) -> int:
-    """Entry point; returns the exit status (0 after a finished or quit game). Bad arguments exit with 2."""
+    """Entry point; returns the exit status (0 after a finished or quit game). Bad arguments exit with 2 before the
+    game starts, a ``--save`` path that cannot be written or that exists (without ``--overwrite``) included."""
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
+    from training.cli import check_outputs
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -468,6 +473,11 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     agents = [HUMAN] * num_players
     for i, s in zip(others, specs):
         agents[i] = s
+    save_path = Path(args.save) if args.save is not None else default_record_path(args.preset, seed, datetime.now())
+    try:  # before the game: a record that cannot be written, or that would replace one, is refused now
+        check_outputs({"--save": args.save if args.save is not None else str(save_path)}, overwrite=args.overwrite)
+    except ValueError as e:
+        parser.error(str(e))
     display = Display(out or sys.stdout, "plain" if args.plain else "auto")
     game = Game(config)
     game.reset(seed=seed)
@@ -476,7 +486,6 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     for i in range(num_players):
         display.line(f"player_{i}: " + ("you" if i == seat else agents[i]))
     display.line(f"player_{game.current_seat} starts.   type h for help")
-    save_path = args.save or default_record_path(args.preset, seed, datetime.now())
     play_game(game, seat, opponents, display=display, input_fn=input_fn, save_path=save_path, seed=seed, agents=agents)
     return 0
 
