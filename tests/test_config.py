@@ -255,3 +255,68 @@ def test_game_section_holds_every_rule_field_of_game_config():
     )
     with pytest.raises(ValidationError, match="num_removed"):
         GameSection(num_removed=True)  # strict ints, as every other int key
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        # numpy's MemoryError after the run folder was made, before the bound
+        ("env.games_per_count=100000000", "env.games_per_count: expected an int <= 65536, got 100000000"),
+        # trained one whole rollout (512 learner steps here) instead, silently
+        (
+            "run.total_timesteps=10",
+            "run.total_timesteps: expected at least one PPO rollout, env.games_per_count x player counts x "
+            "ppo.n_steps = 16 x 1 x 32 = 512 learner steps (training goes in whole rollouts), got 10",
+        ),
+        # named the best metric the bad spec broke instead of the spec
+        ("eval.opponents=[nosuch]", "eval.opponents: policy spec 'nosuch': expected a baseline"),
+        ("eval.opponents=[random, ./no/such/ckpt]", "eval.opponents: policy spec './no/such/ckpt': the path"),
+    ],
+)
+def test_values_out_of_reach_are_refused_naming_the_key(override, message):
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", [override])
+    assert str(e.value).startswith(
+        f"invalid config {CONFIG_DIR / 'smoke.yaml'} with overrides [{override!r}]: {message}"
+    )
+
+
+def test_the_bounds_themselves_are_accepted():
+    from training.config import MAX_GAMES_PER_COUNT
+
+    assert MAX_GAMES_PER_COUNT == 65_536
+    cfg = load_config(CONFIG_DIR / "smoke.yaml", ["run.total_timesteps=512"])  # exactly one rollout
+    assert cfg.run.total_timesteps == cfg.n_envs * cfg.ppo.n_steps == 512
+    sets = ["game.num_players=[3, 4]", "run.total_timesteps=1024"]  # two counts: two slots per game index
+    assert load_config(CONFIG_DIR / "smoke.yaml", sets).n_envs * 32 == 1024
+    with pytest.raises(ConfigError, match="= 16 x 2 x 32 = 1024 learner steps"):
+        load_config(CONFIG_DIR / "smoke.yaml", [*sets[:1], "run.total_timesteps=1023"])
+    # a right opponent list with a best metric outside it is still the metric's error
+    with pytest.raises(ConfigError, match=r"eval.best_metric: expected 'min' or one of \['random'\], got 'heuristic'"):
+        load_config(CONFIG_DIR / "smoke.yaml", ["eval.opponents=[random]"])
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "expected a mapping of config sections, got an empty file"),  # was the whole default config
+        (b"# only a comment\n\n", "expected a mapping of config sections, got an empty file"),
+        (b"run:\n  name: caf\xe9\n", "expected UTF-8 text, got the byte 0xe9 on line 2 (byte 17)"),  # named no file
+    ],
+    ids=["empty", "comments", "latin-1"],
+)
+def test_an_empty_or_undecodable_config_file_is_refused_naming_it(tmp_path, content, message):
+    path = tmp_path / "c.yaml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError) as e:
+        load_config(path)
+    assert str(e.value) == f"config file {path}: {message}"
+    (tmp_path / "explicit.yaml").write_text("{}\n")  # an explicit empty mapping still means every default
+    assert load_config(tmp_path / "explicit.yaml").run.name == "selfplay"
+
+
+@pytest.mark.parametrize("text", ["", "  "])
+def test_an_empty_config_path_is_refused(text):
+    with pytest.raises(ConfigError) as e:
+        load_config(text)
+    assert str(e.value) == f"config file: expected the path of a YAML file, got {text!r}"

@@ -1,6 +1,7 @@
 """Expert iteration's distillation step: record a teacher's decisions, fit a network to them, save it."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -75,8 +76,12 @@ def test_the_command_line_writes_a_loadable_checkpoint_and_refuses_bad_input(tmp
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--kl", "-1"], "--kl: expected a number >= 0, got -1.0"),
-        (["--departure-weight", "0"], "--departure-weight: expected a number > 0, got 0.0"),
+        (["--kl", "-1"], "argument --kl: expected a finite number >= 0, got '-1'"),
+        (["--kl", "nan"], "argument --kl: expected a finite number >= 0, got 'nan'"),  # was accepted: KL dropped
+        (["--departure-weight", "0"], "argument --departure-weight: expected a finite number > 0, got '0'"),
+        (["--departure-weight", "inf"], "argument --departure-weight: expected a finite number > 0, got 'inf'"),
+        (["--lr", "nan"], "argument --lr: expected a finite number > 0, got 'nan'"),
+        (["--holdout", "nan"], "--holdout: expected a share in (0, 1), got nan"),
         (["--holdout", "1"], "--holdout: expected a share in (0, 1), got 1.0"),
         (["--opponents", "heuristic+utility+extort"], "--opponents: expected one spec or 2 joined by '+'"),
         (["--teacher", "nosuchbot"], "--teacher: "),
@@ -179,3 +184,105 @@ def test_teacher_is_needed_when_games_are_played(tmp_path, capsys):
     assert distill.main(["--student", "ppo-3p", "--out", str(tmp_path / "x"), "--games", "600"]) == 2
     assert capsys.readouterr().err == "error: --teacher: expected a policy spec (needed unless --load-data), got none\n"
     assert not (tmp_path / "x").exists()
+
+
+# ------------------------------------------------------------------ damaged data and a fit that diverges
+def _decisions(n: int = 400, seed: int = 0) -> distill.Decisions:
+    """Made-up decisions the size ppo-3p reads (445 inputs), 10 to a deal: enough to fit on, nothing played."""
+    rng = np.random.default_rng(seed)
+    obs = rng.random((n, 445), dtype=np.float32)
+    return distill.Decisions(obs, np.ones((n, 2), bool), rng.integers(0, 2, n), np.arange(n) // 10, 3)
+
+
+def _arrays(data: distill.Decisions, **changes: object) -> dict:
+    arrays = {"obs": data.obs, "mask": data.mask, "action": data.action, "game": data.game}
+    return {k: v for k, v in (arrays | changes).items() if v is not None}
+
+
+def _damaged(path, kind: str) -> None:
+    data = _decisions()
+    if kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "truncated":
+        data.save(path)
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif kind == "npy":
+        with open(path, "wb") as f:
+            np.save(f, data.obs)
+    elif kind == "text":
+        path.write_text("hi")
+    else:
+        n = len(data)
+        changes = {
+            "nan": {"obs": np.where(np.arange(445) == 5, np.nan, data.obs).astype(np.float32)},
+            "lengths": {"action": data.action[:-1]},
+            "action": {"action": np.where(np.arange(n) == 3, 7, data.action)},
+            "strings": {"obs": np.full((n, 445), "a")},
+            "mask": {"mask": data.mask.astype(np.int64) * 2},
+            "keys": {"action": None, "game": None},
+        }[kind]
+        np.savez(path, **_arrays(data, **changes))
+
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("empty", "expected an .npz of decisions written by --save-data, got '{f}' (an empty file)"),
+        ("truncated", "got '{f}' (not an .npz archive: truncated, or of another format)"),
+        ("npy", "got '{f}' (not an .npz archive: an .npy file of one array)"),
+        ("text", "got '{f}' (not an .npz archive: truncated, or of another format)"),
+        ("nan", "expected finite numbers in obs, got 400 NaN or infinite value(s) in '{f}'"),
+        ("lengths", "expected obs, mask, action and game of one length (a row per decision), got lengths "
+                    "[400, 400, 399, 400] in '{f}'"),
+        ("action", "expected action values in 0..1 (pass, take), got 7 in '{f}'"),
+        ("strings", "expected numbers in obs, got dtype <U1 in '{f}'"),
+        ("mask", "expected mask values 0/1 or true/false, got 2 in '{f}'"),
+        ("keys", "expected the arrays obs, mask, action, game, got ['mask', 'obs'] (no action, game) in '{f}'"),
+    ],
+)  # fmt: skip
+def test_damaged_saved_decisions_are_one_error_line_naming_the_file(tmp_path, capsys, kind, message):
+    # each used to be a traceback (EOFError, BadZipFile, TypeError, IndexError...) or, for NaN, a checkpoint of NaN
+    f = tmp_path / "d.npz"
+    _damaged(f, kind)
+    before = f.read_bytes()
+    out = tmp_path / "out"
+    assert distill.main(["--student", "ppo-3p", "--out", str(out), "--load-data", str(f), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --load-data: ") and message.format(f=f) in err and err.count("\n") == 1
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["d.npz"]
+    assert f.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--lr", "1e308"], "try a smaller --lr than 1e+308 or --kl than 0.1"),
+        (["--kl", "1e308"], "try a smaller --lr than 0.0001 or --kl than 1e+308"),
+    ],
+)
+def test_a_fit_that_diverges_writes_no_checkpoint(tmp_path, capsys, extra, message):
+    # it used to write a checkpoint of NaN weights, with exit code 0, that every loader then refused
+    f = tmp_path / "d.npz"
+    _decisions().save(f)
+    out = tmp_path / "out"
+    argv = ["--student", "ppo-3p", "--out", str(out), "--load-data", str(f), "--no-progress", "--epochs", "2", *extra]
+    assert distill.main(argv) == 2
+    err = capsys.readouterr().err
+    assert re.match(r"error: fit: the (loss|weights) became NaN or infinite at epoch 1 of 2 \(", err) and message in err
+    assert err.endswith("); no checkpoint was written\n") and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npz"]  # no --out, no .out.tmp
+    with pytest.raises(ValueError, match="kl: expected a finite number >= 0, got nan"):
+        distill.fit("ppo-3p", _decisions(), kl=float("nan"))  # the library refuses it too
+
+
+def test_made_up_decisions_load_and_fit(tmp_path):
+    # the files the tests above damage are valid as made: what they refuse is the damage
+    f = tmp_path / "d.npz"
+    _decisions().save(f)
+    data = distill.Decisions.load(f, ckpt.read_metadata(ckpt.resolve_checkpoint("ppo-3p")))
+    assert len(data) == 400 and data.num_players == 3 and data.mask.dtype == bool
+    np.savez(tmp_path / "ints.npz", **_arrays(_decisions(), mask=np.ones((400, 2), np.int64)))  # 0/1 masks pass
+    assert distill.Decisions.load(tmp_path / "ints.npz").mask.all()
+    assert distill.main(["--student", "ppo-3p", "--out", str(tmp_path / "out"), "--load-data", str(f),
+                         "--epochs", "1", "--no-progress"]) == 0  # fmt: skip
+    json.loads((tmp_path / "out" / "distill.json").read_text())

@@ -341,6 +341,7 @@ def test_rllib_resume_refuses_a_changed_network(rllib_run, key, value, message, 
         ([RLLIB_SMOKE, "--set", "pool.snapshotz=2"], "pool.snapshotz: unknown key"),
         (["--export", "nowhere"], "--export: expected --out DIR"),
         (["--resume", "nowhere"], "--resume nowhere: expected a run folder with config.yaml"),
+        (["--resume", ""], "--resume: expected a run folder, got ''"),
         (["--bogus"], "unrecognized arguments: --bogus"),
     ],
 )

@@ -466,3 +466,56 @@ def test_runs_started_in_the_same_second_get_their_own_folders(tmp_path, monkeyp
     folders = [runs.new_run_dir(tmp_path, "x", 0) for _ in range(3)]
     assert [f.name for f in folders] == ["x__0__20261202-115907", "x__0__20261202-115907-2", "x__0__20261202-115907-3"]
     assert all((f / "checkpoints").is_dir() for f in folders)
+
+
+# ------------------------------------------------------------------ bad input refused before a run folder exists
+@pytest.mark.parametrize("resume", ["", "  "])
+def test_an_empty_resume_is_refused_not_read_as_a_fresh_run(tmp_path, monkeypatch, capsys, resume):
+    # --resume "" used to start a fresh default run in ./runs
+    monkeypatch.chdir(tmp_path)
+    assert main(["--resume", resume]) == 2
+    assert capsys.readouterr().err == f"error: --resume: expected a run folder, got {resume!r}\n"
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--set", "env.games_per_count=100000000"], "env.games_per_count: expected an int <= 65536, got 100000000"),
+        (["--set", "run.total_timesteps=10"], "run.total_timesteps: expected at least one PPO rollout"),
+        (["--set", "eval.opponents=[nosuch]"], "eval.opponents: policy spec 'nosuch': expected a baseline"),
+    ],
+    ids=["games_per_count", "total_timesteps", "opponents"],
+)
+def test_config_values_out_of_reach_are_refused_before_a_run_folder(tmp_path, capsys, argv, message):
+    runs = tmp_path / "runs"
+    assert main([SMOKE, "--run.runs_dir", str(runs), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: invalid config ") and message in err and err.count("\n") == 1
+    assert not runs.exists()
+
+
+def test_an_empty_config_file_or_path_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.yaml").write_text("")
+    assert main(["empty.yaml"]) == 2  # used to run the whole default config
+    assert capsys.readouterr().err == (
+        "error: config file empty.yaml: expected a mapping of config sections, got an empty file\n"
+    )
+    assert main([""]) == 2
+    assert capsys.readouterr().err == "error: config file: expected the path of a YAML file, got ''\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.yaml"]
+
+
+@pytest.mark.parametrize("below", ["", "sub"], ids=["a-file", "inside-a-file"])
+def test_a_runs_dir_that_is_a_file_is_refused_naming_it(tmp_path, capsys, below):
+    # used to be "error: [Errno 17] File exists: ..." (or Errno 20), naming neither the key nor the problem
+    afile = tmp_path / "afile"
+    afile.write_text("kept")
+    runs_dir = afile / below if below else afile
+    assert main([SMOKE, "--run.runs_dir", str(runs_dir)]) == 2
+    what = "which is a file" if not below else f"and {str(afile)!r} is a file"
+    assert capsys.readouterr().err == (
+        f"error: run.runs_dir: expected a folder to hold the run folders, got {str(runs_dir)!r}, {what}\n"
+    )
+    assert afile.read_text() == "kept" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

@@ -72,7 +72,12 @@ class RunSection(_Section):
 
     name: str = Field("selfplay", pattern=r"^[A-Za-z0-9_.-]+$")
     seed: Int = Field(0, ge=0, description="the run's random seed")
-    total_timesteps: Int = Field(5_000_000, ge=1, description="learner steps in all (a resume continues to this)")
+    total_timesteps: Int = Field(
+        5_000_000,
+        ge=1,
+        description="learner steps in all (a resume continues to this); at least one PPO rollout "
+        "(env.games_per_count x player counts x ppo.n_steps), as training goes in whole rollouts",
+    )
     checkpoint_every: Int = Field(500_000, ge=1, description="learner steps between checkpoints")
     keep_checkpoints: Int = Field(3, ge=1, description="periodic checkpoints kept on disk (best/final extra)")
     runs_dir: str = "runs"
@@ -210,10 +215,21 @@ class GameSection(_GameRules):
         )
 
 
+MAX_GAMES_PER_COUNT = 65_536
+"""Upper bound of ``env.games_per_count``: 128 times the shipped configs' largest (512). A rollout of 8 steps
+of that many games already holds about 1 GB of observations; a slip of the keyboard beyond it is refused here
+instead of running out of memory once the run folder exists."""
+
+
 class EnvSection(_Section):
     """The learner's view of the game and its reward."""
 
-    games_per_count: Int = Field(64, ge=1, description="parallel games per player count (= SB3 n_envs share)")
+    games_per_count: Int = Field(
+        64,
+        ge=1,
+        le=MAX_GAMES_PER_COUNT,
+        description=f"parallel games per player count (= SB3 n_envs share), at most {MAX_GAMES_PER_COUNT:,}",
+    )
     chip_memory: Bool = Field(
         True,
         description="learner (and its snapshots) see every seat's chips, rebuilt from the public history",
@@ -338,6 +354,13 @@ class EvalSection(_Section):
     @model_validator(mode="after")
     def _best_in_opponents(self) -> EvalSection:
         if self.best_metric != "min" and self.best_metric not in self.opponents:
+            from nothanks_env.specs import load_policy
+
+            for spec in self.opponents:  # a misspelt opponent is the error to report, not the metric it broke
+                try:
+                    load_policy(spec)
+                except (ValueError, OSError) as e:
+                    raise ValueError(f"opponents: {e}") from e
             raise ValueError(f"best_metric: expected 'min' or one of {self.opponents}, got {self.best_metric!r}")
         return self
 
@@ -389,6 +412,18 @@ class Config(_Section):
         if self.ppo.batch_size > rollout:
             raise ValueError(
                 f"ppo.batch_size: expected <= rollout size n_envs * n_steps = {rollout}, got {self.ppo.batch_size}"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _one_rollout_at_least(self) -> Config:
+        """PPO trains whole rollouts: a shorter run would silently train a whole one, so it is refused."""
+        rollout = self.n_envs * self.ppo.n_steps
+        if self.run.total_timesteps < rollout:
+            raise ValueError(
+                f"run.total_timesteps: expected at least one PPO rollout, env.games_per_count x player counts x "
+                f"ppo.n_steps = {self.env.games_per_count} x {len(self.game.num_players)} x {self.ppo.n_steps} = "
+                f"{rollout} learner steps (training goes in whole rollouts), got {self.run.total_timesteps}"
             )
         return self
 
@@ -599,17 +634,28 @@ def load_config(
         default: the file read when ``path`` is ``None`` (:data:`DEFAULT_CONFIG`).
 
     Raises:
-        ConfigError: if the file is missing or not a YAML mapping, or a key is unknown or ill-typed.
+        ConfigError: if the path is empty, the file is missing, not UTF-8 text, empty or not a YAML mapping, or
+            a key is unknown or ill-typed.
     """
+    if isinstance(path, str) and not path.strip():
+        raise ConfigError(f"config file: expected the path of a YAML file, got {path!r}")
     path = Path(path) if path is not None else default
     if not path.is_file():
         raise ConfigError(f"config file not found: expected an existing YAML file, got {path}")
     try:
-        data = yaml.load(path.read_text(), Loader=_UniqueKeyLoader) or {}
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except ConfigError as e:
         raise ConfigError(f"config file {path}: {e}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"config file {path} is not valid YAML: {_yaml_problem(e)}") from e
+    except UnicodeDecodeError as e:
+        line = e.object[: e.start].count(b"\n") + 1
+        raise ConfigError(
+            f"config file {path}: expected UTF-8 text, got the byte 0x{e.object[e.start]:02x} on line {line} "
+            f"(byte {e.start + 1})"
+        ) from None
+    if data is None:  # nothing but blanks and comments: most likely not the file meant
+        raise ConfigError(f"config file {path}: expected a mapping of config sections, got an empty file")
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path}: expected a mapping of sections, got {type(data).__name__}")
     source = str(path) + (f" with overrides {overrides}" if overrides else "")

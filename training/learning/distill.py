@@ -34,9 +34,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import sys
 import time
+import zipfile
+import zlib
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -45,14 +48,20 @@ from pathlib import Path
 import numpy as np
 
 from nothanks_env.encoding import encode_batch
-from nothanks_env.game import GameConfig
+from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView, deal_matches
-from training.cli import DefaultsFormatter, Parser, int_in, positive_float
+from training.cli import DefaultsFormatter, Parser, int_in, nonnegative_float, positive_float
 from training.evaluation.heldout import refuse_heldout
 
 DEALS_PER_TASK = 100
 """Deals of one generation task (each played in every seat rotation)."""
+
+ARRAYS = ("obs", "mask", "action", "game")
+"""The arrays of a decisions file (:meth:`Decisions.save`); a ``num_players`` scalar is optional."""
+
+NUM_ACTIONS = 2
+"""Actions of a recorded decision: PASS (0) and TAKE (1), the columns of its mask."""
 
 
 class Recorder(Policy):
@@ -145,28 +154,22 @@ class Decisions:
 
     @classmethod
     def load(cls, path: str | Path, student_meta: dict | None = None) -> Decisions:
-        """Read decisions written by :meth:`save`.
+        """Read decisions written by :meth:`save`, checked before anything is fitted on them.
 
         Raises:
-            ValueError: for a file that is not such an ``.npz``, observations of another size than the
-                student's (``student_meta``: its checkpoint metadata) reads, or decisions recorded at a
-                table size the student was not trained for.
+            ValueError: naming the file, for a file that is not such an ``.npz`` (missing, empty, truncated,
+                another format), arrays missing, not numeric, of unequal lengths or holding NaN or infinities,
+                masks that are not 0/1, actions that are not 0 or 1 or not legal under their mask,
+                observations of another size than the student's (``student_meta``: its checkpoint metadata)
+                reads, or decisions recorded at a table size the student was not trained for.
         """
-        try:
-            with np.load(path) as z:
-                n = int(z["num_players"]) if "num_players" in z.files else None  # files of before 2026-12-02 lack it
-                data = cls(
-                    z["obs"], z["mask"].astype(bool), z["action"].astype(np.int64), z["game"].astype(np.int64), n
-                )
-        except (OSError, KeyError, ValueError) as e:
-            raise ValueError(
-                f"--load-data: expected an .npz of decisions written by --save-data, got {str(path)!r} ({e})"
-            ) from e
+        data = _checked_decisions(_read_npz(path), str(path))
         if student_meta is not None:
             want = student_meta.get("obs_size")
             if want is not None and data.obs.shape[1] != want:
                 raise ValueError(
-                    f"--load-data: expected observations of {want} values (the student's), got {data.obs.shape[1]}"
+                    f"--load-data: expected observations of {want} values (the student's), got {data.obs.shape[1]} "
+                    f"in {str(path)!r}"
                 )
             counts = student_meta.get("num_players") or []
             if data.num_players is not None and counts and data.num_players not in counts:
@@ -175,6 +178,83 @@ class Decisions:
                     f"{data.num_players}-player decisions in {str(path)!r}"
                 )
         return data
+
+
+def _read_npz(path: str | Path) -> dict[str, object]:
+    """Every member of the ``.npz`` at ``path`` (arrays; a member that is not one comes as bytes).
+
+    Raises:
+        ValueError: naming the file and what it is instead (missing, a folder, empty, not an ``.npz``,
+            unreadable).
+    """
+    name, p = str(path), Path(path)
+
+    def refused(got: str) -> ValueError:
+        return ValueError(f"--load-data: expected an .npz of decisions written by --save-data, got {name!r} ({got})")
+
+    if not p.is_file():
+        raise refused("a folder" if p.is_dir() else "no such file")
+    if not zipfile.is_zipfile(p):
+        with open(p, "rb") as f:
+            head = f.read(6)
+        what = "an .npy file of one array" if head == b"\x93NUMPY" else "truncated, or of another format"
+        raise refused("an empty file" if not head else f"not an .npz archive: {what}")
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        raise refused(f"unreadable: {e}") from e
+
+
+def _checked_decisions(arrays: dict[str, object], name: str) -> Decisions:
+    """The :class:`Decisions` of a decisions file's arrays, once each is what :meth:`Decisions.save` writes.
+
+    Raises:
+        ValueError: naming the file ``name``, the array, what was expected and what it holds.
+    """
+
+    def refused(expected: str, got: str) -> ValueError:
+        return ValueError(f"--load-data: expected {expected}, got {got} in {name!r}")
+
+    missing = [k for k in ARRAYS if k not in arrays]
+    if missing:
+        raise refused(f"the arrays {', '.join(ARRAYS)}", f"{sorted(arrays)} (no {', '.join(missing)})")
+    for k in ARRAYS:
+        a = arrays[k]
+        if not isinstance(a, np.ndarray):
+            raise refused(f"{k} as a NumPy array", f"a member of {type(a).__name__}")
+        integers = k in ("action", "game")
+        if a.dtype.kind not in ("iu" if integers else "biuf"):
+            raise refused(f"{'integers' if integers else 'numbers'} in {k}", f"dtype {a.dtype}")
+        if a.ndim != (2 if k in ("obs", "mask") else 1):
+            raise refused(f"{k} of {2 if k in ('obs', 'mask') else 1} dimension(s)", f"shape {a.shape}")
+    obs, mask, action, game = (arrays[k] for k in ARRAYS)
+    lengths = [len(obs), len(mask), len(action), len(game)]
+    if len(set(lengths)) > 1:
+        raise refused("obs, mask, action and game of one length (a row per decision)", f"lengths {lengths}")
+    if mask.shape[1] != NUM_ACTIONS:
+        raise refused(f"mask of {NUM_ACTIONS} columns (pass, take)", f"shape {mask.shape}")
+    obs = obs.astype(np.float32)
+    if not np.isfinite(obs).all():
+        raise refused("finite numbers in obs", f"{int((~np.isfinite(obs)).sum())} NaN or infinite value(s)")
+    if mask.dtype != bool and not np.isin(mask, (0, 1)).all():
+        raise refused("mask values 0/1 or true/false", f"{mask[~np.isin(mask, (0, 1))][0].item()!r}")
+    bad = (action < 0) | (action >= NUM_ACTIONS)
+    if bad.any():
+        raise refused(f"action values in 0..{NUM_ACTIONS - 1} (pass, take)", f"{action[bad][0]}")
+    mask, action = mask.astype(bool), action.astype(np.int64)
+    masked_out = int((~mask[np.arange(len(action)), action]).sum())
+    if masked_out:
+        raise refused("each action legal under its mask", f"{masked_out} decision(s) whose action is masked out")
+    if (game < 0).any():
+        raise refused("game indices >= 0", f"{game[game < 0][0]}")
+    num_players = arrays.get("num_players")  # files of before 2026-12-02 lack it
+    if num_players is not None:
+        ok = isinstance(num_players, np.ndarray) and num_players.shape == () and num_players.dtype.kind in "iu"
+        if not ok or not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
+            raise refused(f"num_players an int in {MIN_PLAYERS}..{MAX_PLAYERS}", repr(num_players))
+        num_players = int(num_players)
+    return Decisions(obs, mask, action, game.astype(np.int64), num_players)
 
 
 def tasks_needed(games: int, num_players: int) -> int:
@@ -344,12 +424,17 @@ def fit(
         The new actor weights (``layers.{i}.weight/bias`` tensors) and a :class:`FitReport`.
 
     Raises:
-        ValueError: for no decisions, or decisions from fewer than two deals.
+        ValueError: for a non-finite or out-of-range ``lr``, ``kl`` or ``departure_weight``, no decisions,
+            decisions from fewer than two deals, or a fit that diverges (its loss or weights become NaN or
+            infinite; nothing is returned then).
     """
     import torch
 
     from training.checkpoints import load_checkpoint_policy
 
+    for name, value, positive in (("lr", lr, True), ("kl", kl, False), ("departure_weight", departure_weight, True)):
+        if not (math.isfinite(value) and (value > 0 if positive else value >= 0)):
+            raise ValueError(f"{name}: expected a finite number {'> 0' if positive else '>= 0'}, got {value}")
     if len(data) == 0:
         raise ValueError("decisions: expected at least one recorded teacher decision, got 0")
     torch.set_num_threads(1)
@@ -386,7 +471,14 @@ def fit(
     losses = []
     obs_t, act_t = torch.from_numpy(train.obs), torch.from_numpy(train.action)
     mask_t = torch.from_numpy(train.mask)
-    for _ in range(epochs):
+
+    def diverged(what: str, epoch: int) -> ValueError:
+        return ValueError(
+            f"fit: {what} became NaN or infinite at epoch {epoch} of {epochs} (try a smaller --lr than {lr:g} or "
+            f"--kl than {kl:g}); no checkpoint was written"
+        )
+
+    for epoch in range(1, epochs + 1):
         order = torch.from_numpy(rng.permutation(len(train)))
         total = 0.0
         for s in range(0, len(order), batch_size):
@@ -397,10 +489,15 @@ def fit(
             if kl > 0:
                 p0 = start_logp[b].exp()
                 loss = loss + kl * (p0 * (start_logp[b] - logp)).sum(dim=1).mean()
+            value = float(loss.detach())
+            if not math.isfinite(value):
+                raise diverged("the loss", epoch)
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss.detach()) * len(b)
+            total += value * len(b)
+        if not all(bool(torch.isfinite(p).all()) for p in net.parameters()):
+            raise diverged("the weights", epoch)
         losses.append(total / len(train))
     net.eval()
     agree_after, arg_after = agreement(test)
@@ -466,8 +563,9 @@ def distill(args: argparse.Namespace) -> dict:
     dropped = ("files", "format", "observation_layout", "metadata_sha256", "eval")  # recomputed, or the student's
     keep = {k: v for k, v in meta.items() if k not in dropped}
     keep.update(kind="nothanks-distilled", distilled=summary)
+    text = json.dumps(summary, indent=2, allow_nan=False)  # fails here, before --out exists, not half-way
     save_checkpoint(out, weights, keep)
-    (out / "distill.json").write_text(json.dumps(summary, indent=2))
+    (out / "distill.json").write_text(text)
     return summary
 
 
@@ -503,8 +601,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     ap.add_argument("--epochs", type=int_in(1), default=4, help="passes over the training decisions")
     ap.add_argument("--lr", type=positive_float, default=1e-4, help="Adam learning rate")
-    ap.add_argument("--kl", type=float, default=0.1, help="weight of KL(start || student), >= 0")
-    ap.add_argument("--departure-weight", type=float, default=1.0,
+    ap.add_argument("--kl", type=nonnegative_float, default=0.1, help="weight of KL(start || student), >= 0")
+    ap.add_argument("--departure-weight", type=positive_float, default=1.0,
                     help="weight of the teacher's corrections (decisions where it departs from the starting "
                          "student's argmax) in the cross-entropy, relative to 1 for the others; > 0")  # fmt: skip
     ap.add_argument("--holdout", type=float, default=0.1, help="share of games kept out of the fit, in (0, 1)")
@@ -525,10 +623,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     try:
-        if args.kl < 0:
-            raise ValueError(f"--kl: expected a number >= 0, got {args.kl}")
-        if not args.departure_weight > 0:
-            raise ValueError(f"--departure-weight: expected a number > 0, got {args.departure_weight}")
         saved = None if args.save_data is None else Path(args.save_data)
         if saved is not None and (saved.is_dir() or not saved.parent.is_dir()):
             raise ValueError(f"--save-data: expected a file path in an existing directory, got {args.save_data!r}")

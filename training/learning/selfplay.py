@@ -814,7 +814,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(e.code or 0)
     try:
         overrides = [*args.set, *dotted]
-        if args.resume:
+        if args.resume is not None:  # "" too: refused, never a fresh run instead
             run_dir = runs.resume_dir(args.resume, args.config)
             cfg = load_config(run_dir / runs.CONFIG_FILE, overrides)
             found = step_checkpoints(run_dir)

@@ -535,7 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ConfigError("--export: expected --out DIR for the exported checkpoint, got none")
             print(f"exported: {export(args.export, args.out)}")
             return 0
-        if args.resume:
+        if args.resume is not None:
             run_dir = runs.resume_dir(args.resume, args.config)
             cfg = load_config(run_dir / runs.CONFIG_FILE, overrides, RLlibConfig)
             source = latest_rllib_checkpoint(run_dir)
