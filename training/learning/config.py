@@ -570,6 +570,15 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """``data`` (a config as a nested dict) with ``overrides`` (``KEY.PATH=VALUE``) applied, not validated.
+
+    Raises:
+        ConfigError: for an override that does not parse (see :func:`parse_overrides`).
+    """
+    return _merge(data, parse_overrides(overrides))
+
+
 def _plain(v: Any) -> Any:
     return {k: _plain(x) for k, x in v.items()} if isinstance(v, dict) else v
 
