@@ -125,7 +125,7 @@ def _fast_rate(cfg, steps: int, snapshots: int, clock) -> tuple[float, dict[str,
             pool.add_snapshot(_snapshot_weights(cfg.ppo.net_arch, cfg.run.seed + k), step=k)
         model = make_model(cfg, env)
         parts = _Parts(model, env)
-        model.learn(2 * cfg.n_envs * cfg.ppo.n_steps)  # warm-up: two rollouts and updates
+        model.learn(2 * cfg.rollout_steps)  # warm-up: two rollouts and updates
         parts.start()
         start, done = clock(), model.num_timesteps
         model.learn(steps, reset_num_timesteps=False)
@@ -189,7 +189,7 @@ def _naive_rate(cfg, steps: int, snapshots: int, clock) -> float:
     envs = DummyVecEnv(
         [lambda i=i: NaiveSelfPlayEnv(cfg.game.game_config(n), opponents, cfg.env.chip_memory, i) for i in range(8)]
     )
-    rollout = cfg.n_envs * cfg.ppo.n_steps
+    rollout = cfg.rollout_steps
     model = make_model(cfg, envs, n_steps=max(rollout // NAIVE_ENVS, 1))  # same PPO, same rollout size
     start = clock()
     model.learn(steps)
@@ -243,7 +243,7 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
         mix = f"the default league of {len(cfg.pool.scripted)} scripted bots, {cfg.pool.snapshot_weight:.0%} snapshots"
     print(
         f"self-play MaskablePPO, {opts['players']} players, {opts['snapshots']} snapshot opponents ({mix}), "
-        f"net {cfg.ppo.net_arch}, rollout {cfg.n_envs * cfg.ppo.n_steps}, batch {cfg.ppo.batch_size}, "
+        f"net {cfg.ppo.net_arch}, rollout {cfg.rollout_steps}, batch {cfg.ppo.batch_size}, "
         f"{cfg.ppo.n_epochs} epochs, 1 torch thread per process, {opts['clock']} clock, load average {load}",
         flush=True,
     )

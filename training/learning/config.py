@@ -408,7 +408,7 @@ class Config(_Section):
 
     @model_validator(mode="after")
     def _batch_fits(self) -> Config:
-        rollout = self.n_envs * self.ppo.n_steps
+        rollout = self.rollout_steps
         if self.ppo.batch_size > rollout:
             raise ValueError(
                 f"ppo.batch_size: expected <= rollout size n_envs * n_steps = {rollout}, got {self.ppo.batch_size}"
@@ -418,7 +418,7 @@ class Config(_Section):
     @model_validator(mode="after")
     def _one_rollout_at_least(self) -> Config:
         """PPO trains whole rollouts: a shorter run would silently train a whole one, so it is refused."""
-        rollout = self.n_envs * self.ppo.n_steps
+        rollout = self.rollout_steps
         if self.run.total_timesteps < rollout:
             raise ValueError(
                 f"run.total_timesteps: expected at least one PPO rollout, env.games_per_count x player counts x "
@@ -443,6 +443,11 @@ class Config(_Section):
     def n_envs(self) -> int:
         """Learner slots stepped together: ``games_per_count`` per player count."""
         return self.env.games_per_count * len(self.game.num_players)
+
+    @property
+    def rollout_steps(self) -> int:
+        """Learner steps of one PPO rollout, ``n_envs * ppo.n_steps``: training goes in whole rollouts."""
+        return self.n_envs * self.ppo.n_steps
 
 
 _EXPECTED: dict[str, str] = {

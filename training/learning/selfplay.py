@@ -713,7 +713,7 @@ class _Callback:
         class Callback(BaseCallback):
             def _on_training_start(self) -> None:
                 cfg = trainer.cfg
-                rollout = cfg.n_envs * cfg.ppo.n_steps
+                rollout = cfg.rollout_steps
                 planned = planned_timesteps(self.model.num_timesteps, cfg.run.total_timesteps, rollout)
                 self.bar = tqdm(  # the total is what learn() will reach, so its ETA ends where training ends
                     total=planned, initial=self.model.num_timesteps, unit="step", unit_scale=True,
