@@ -383,8 +383,8 @@ def test_main_plays_wildcards_and_refuses_pass_take_opponents(tmp_path: Path, ca
                   out=io.StringIO())  # fmt: skip
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: --opponents: expected policies that play special cards at --preset wildcards")
-    assert "['threshold:T=5']" in err
+    assert err.startswith("error: --opponents: policies for ['wild', 'delete']: expected policies that play special")
+    assert "got ['threshold:T=5'] that play only pass/take" in err
 
 
 def test_main_refuses_a_wildcards_network_at_a_standard_table(capsys):
@@ -392,8 +392,9 @@ def test_main_refuses_a_wildcards_network_at_a_standard_table(capsys):
         play.main(["--opponents", "ppo-wildcards", "heuristic"], input_fn=lambda p: "q", out=io.StringIO())
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: --opponents: expected policies that play pass/take at --preset standard, got ")
-    assert "['ppo-wildcards'] trained on special cards (125 actions)" in err and "Traceback" not in err
+    assert err.startswith("error: --opponents: policies: expected policies that play pass/take (a standard table)")
+    assert "['ppo-wildcards'] trained on special cards (125 actions): play them with --preset wildcards" in err
+    assert "Traceback" not in err
 
 
 def _no_input(prompt: str) -> str:

@@ -253,8 +253,7 @@ def test_policy_option_refuses_an_empty_spec_and_bad_parameters(finished_record,
 def test_policy_option_refuses_a_special_cards_network_on_a_standard_record(finished_record, capsys):
     # It used to crash with "RuntimeError: mat1 and mat2 shapes cannot be multiplied".
     line = refused([str(finished_record), "--print-all", "--policy", "ppo-wildcards"], capsys)
-    assert line == (
-        "error: --policy: expected a policy that plays pass/take for this record of a standard game (a baseline or "
-        "a checkpoint trained without special cards), got 'ppo-wildcards', which plays only special cards (the "
-        "wildcards preset)"
+    assert line == (  # training.evaluate.check_plays's words, without a preset to suggest: the record has its rules
+        "error: --policy: policies: expected policies that play pass/take (a standard table), got ['ppo-wildcards'] "
+        "trained on special cards (125 actions)"
     )

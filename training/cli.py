@@ -122,11 +122,16 @@ def load_spec(load: Callable[..., Any], flag: str, spec: str, **kwargs: Any) -> 
         raise ValueError(f"{flag}: {e}") from e
 
 
-def add_overwrite_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--overwrite``: let the command replace output files that already exist (refused otherwise)."""
-    parser.add_argument(
-        "--overwrite", action="store_true", help="replace output files that already exist (refused otherwise)"
-    )
+def add_overwrite_argument(
+    parser: argparse.ArgumentParser, help: str = "replace output files that already exist (refused otherwise)"
+) -> None:
+    """Add ``--overwrite``: let the command replace output files that already exist (refused otherwise).
+
+    Args:
+        parser: the command's parser.
+        help: the option's help, for a command where it covers only some of the outputs.
+    """
+    parser.add_argument("--overwrite", action="store_true", help=help)
 
 
 def check_outputs(outputs: Mapping[str, str | None], *, overwrite: bool, files_in: Sequence[str] = ()) -> None:

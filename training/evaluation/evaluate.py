@@ -4,7 +4,8 @@ Method:
 
 - **Lineup**: the candidates and the opponents fill the ``num_players`` seats (one opponent is repeated
   to fill the table if only one is given). The same policy object in several seats is one row of the
-  report; distinct objects with the same ``name`` get ``#2``, ``#3`` suffixes.
+  report; distinct objects with the same ``name`` get ``#2``, ``#3`` suffixes. On the command line, checkpoints
+  whose folders have the same name are labelled by the end of their paths instead (:func:`label_by_path`).
 - **Duplicate deals and seat rotation**: each shuffled deal is played ``num_players`` times, once per
   cyclic rotation of the lineup, so every policy plays every seat equally often and meets the same
   cards from every seat. ``games`` is therefore rounded up to a multiple of ``num_players`` (5000 asked
@@ -59,6 +60,7 @@ import dataclasses
 import json
 import math
 import multiprocessing
+import os
 import pathlib
 import sys
 import time
@@ -170,16 +172,25 @@ def _play_games_scalar(
     return out
 
 
-def check_plays(policies: Sequence[Policy], config: GameConfig) -> None:
+def check_plays(
+    policies: Sequence[Policy], config: GameConfig, *, hint: str | None = "evaluate them with --preset wildcards"
+) -> None:
     """Raise ValueError, before any game, if a policy cannot play ``config`` (special cards need policies
     with ``plays_special_cards``: ``random`` and ``heuristic`` among the baselines; a network trained on them,
-    with its 125 actions, plays no standard table)."""
+    with its 125 actions, plays no standard table).
+
+    Args:
+        policies: the policies to check, named in the message by their ``name``.
+        config: the rules they are to play.
+        hint: what to do about a network trained on special cards at a standard table, appended to that
+            message (None: nothing to do, e.g. a game record's rules are fixed).
+    """
     if not config.special_cards:
         special_only = [getattr(p, "name", type(p).__name__) for p in policies if special_cards_only(p)]
         if special_only:
             raise ValueError(
                 f"policies: expected policies that play pass/take (a standard table), got {special_only} trained "
-                "on special cards (125 actions): evaluate them with --preset wildcards"
+                "on special cards (125 actions)" + (f": {hint}" if hint else "")
             )
         return
     unable = [getattr(p, "name", type(p).__name__) for p in policies if not getattr(p, "plays_special_cards", False)]
@@ -445,6 +456,52 @@ def unique_names(policies: Sequence[Policy]) -> list[str]:
         seen[base] = seen.get(base, 0) + 1
         out.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
     return out
+
+
+def label_by_path(policies: Sequence[Policy], specs: Sequence[str]) -> None:
+    """Rename checkpoints loaded from paths whose folder name is another policy's name too, by the end of their path.
+
+    A checkpoint loaded from a path is named after its folder (``runs/x/checkpoints/best``: ``best``). Where two
+    policies would have that name, each such checkpoint is named instead by the shortest end of its folder's path
+    that no other checkpoint folder of the name ends with and no other policy is named: ``x/checkpoints/best`` and
+    ``y/checkpoints/best`` rather than ``best`` and ``best#2``. The same folder twice keeps one label
+    (:func:`unique_names` numbers the second); other policies keep their names.
+
+    Args:
+        policies: the policies as loaded (an object given twice counts once); their ``name`` is set.
+        specs: the spec each was loaded from, in the same order.
+    """
+    distinct: list[Policy] = []
+    folders: dict[int, tuple[str, ...]] = {}  # id(policy) -> the parts of its checkpoint folder's absolute path
+    for policy, spec in zip(policies, specs, strict=True):
+        if any(policy is q for q in distinct):
+            continue
+        distinct.append(policy)
+        folder = _checkpoint_folder(spec)
+        if folder is not None and getattr(policy, "name", None) == folder.name:  # named after its folder
+            folders[id(policy)] = folder.parts
+    named = [getattr(p, "name", type(p).__name__) for p in distinct]
+    taken = {name for p, name in zip(distinct, named) if id(p) not in folders}
+    for policy, name in zip(distinct, named):
+        parts = folders.get(id(policy))
+        if parts is None or named.count(name) < 2:
+            continue
+        others = {folders[id(q)] for q, n in zip(distinct, named) if n == name and id(q) in folders} - {parts}
+        for k in range(1, len(parts) + 1):
+            label = pathlib.PurePath(*parts[-k:]).as_posix()
+            if label not in taken and all(o[-k:] != parts[-k:] for o in others):
+                policy.name = label
+                break
+
+
+def _checkpoint_folder(spec: str) -> pathlib.Path | None:
+    """The absolute checkpoint folder a spec loads from when it is a path (None: a baseline, a shipped name, ...)."""
+    from training.checkpoints import resolve_checkpoint
+
+    try:  # a Path, not a str: a shipped short name is not a path
+        return pathlib.Path(os.path.abspath(resolve_checkpoint(pathlib.Path(spec.strip()))))
+    except (OSError, ValueError):  # no checkpoint there (FileNotFoundError), a name the file system refuses
+        return None
 
 
 @dataclass
@@ -778,6 +835,7 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
         config = variant_config(args)
         candidates = [load_spec(load_policy, "--policy", s, num_players=config.num_players) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
+        label_by_path([*candidates, *opponents], [*args.policy, *args.opponents])  # not best and best#2
         n = config.num_players
         plan_matchup(candidates, opponents, num_players=n, games=args.games, seed=args.seed, config=config)
         if args.ray is not None:

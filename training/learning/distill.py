@@ -1,7 +1,7 @@
 """Expert iteration, one step: distill a teacher policy (e.g. the network-guided search) into a network.
 
 ``python -m training.distill --teacher SPEC --student CHECKPOINT --out DIR [--players P --opponents SPEC ...
---teacher-of TABLE SPEC ... --games N --epochs E --lr LR --kl K --seed S --workers W --save-data F
+--teacher-of TABLE SPEC ... --games N --epochs E --lr LR --kl K --seed S --workers W --save-data F [--overwrite]
 --load-data F --departure-weight W]``
 
 1. **Play.** The teacher plays ``--games`` games against the ``--opponents`` (one table per deal, drawn
@@ -17,7 +17,8 @@
    keeps it near where it started on decisions the teacher plays as it would anyway. A share
    ``--holdout`` of the deals (each deal whole, in all its seat rotations) is kept out of the fit and
    reported: how often the student's argmax agrees with the teacher before and after.
-   ``--save-data FILE`` writes the decisions to an ``.npz``; ``--load-data FILE ...`` fits on them again
+   ``--save-data FILE`` writes the decisions to an ``.npz`` (``FILE``, with ``.npz`` added when it has not that
+   suffix; an existing one is replaced only with ``--overwrite``); ``--load-data FILE ...`` fits on them again
    without playing (to try another ``--lr``, ``--kl`` or ``--epochs``), or on several such files at once
    (a student of several table sizes is fitted on one file per size, each played with its ``--players``).
 3. **Save.** The result is a checkpoint like any other (``DIR``, with ``distill.json``): the student's
@@ -51,7 +52,15 @@ from nothanks_env.encoding import encode_batch
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView, deal_matches
-from training.cli import DefaultsFormatter, Parser, int_in, nonnegative_float, positive_float
+from training.cli import (
+    DefaultsFormatter,
+    Parser,
+    add_overwrite_argument,
+    check_outputs,
+    int_in,
+    nonnegative_float,
+    positive_float,
+)
 from training.evaluation.heldout import refuse_heldout
 
 DEALS_PER_TASK = 100
@@ -255,6 +264,12 @@ def _checked_decisions(arrays: dict[str, object], name: str) -> Decisions:
             raise refused(f"num_players an int in {MIN_PLAYERS}..{MAX_PLAYERS}", repr(num_players))
         num_players = int(num_players)
     return Decisions(obs, mask, action, game.astype(np.int64), num_players)
+
+
+def data_file(path: str) -> str:
+    """The file ``--save-data path`` writes: NumPy's ``savez_compressed`` adds ``.npz`` to a name without it (a
+    blank path is returned as it is, for :func:`training.cli.check_outputs` to refuse)."""
+    return path if not path.strip() or path.endswith(".npz") else path + ".npz"
 
 
 def tasks_needed(games: int, num_players: int) -> int:
@@ -528,8 +543,10 @@ def distill(args: argparse.Namespace) -> dict:
             args.teacher, args.student, args.opponents, num_players=args.players, games=args.games,
             seed=args.seed, workers=args.workers, progress=not args.no_progress, teacher_of=dict(args.teacher_of),
         )  # fmt: skip
-        if args.save_data:
-            data.save(args.save_data)
+        if args.save_data:  # checked by check_outputs before any game; missing folders are made here
+            saved = Path(data_file(args.save_data))
+            saved.parent.mkdir(parents=True, exist_ok=True)
+            data.save(saved)
     start = time.time()
     weights, report = fit(
         args.student,
@@ -594,6 +611,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="teacher games, rounded up to a multiple of 100 x --players (100 deals in every seat rotation)",
     )
     ap.add_argument("--save-data", metavar="FILE", help="also write the recorded decisions to FILE (.npz)")
+    add_overwrite_argument(ap, help="replace an existing --save-data file (refused otherwise; --out is always new)")
     ap.add_argument(
         "--load-data", metavar="FILE", nargs="+",
         help="fit on decisions saved by --save-data instead of playing (teacher and opponent flags unused); "
@@ -623,16 +641,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     try:
-        saved = None if args.save_data is None else Path(args.save_data)
-        if saved is not None and (saved.is_dir() or not saved.parent.is_dir()):
-            raise ValueError(f"--save-data: expected a file path in an existing directory, got {args.save_data!r}")
-        if saved is not None and (
-            saved.exists() or (saved.suffix != ".npz" and saved.with_name(saved.name + ".npz").exists())
-        ):
-            raise ValueError(
-                f"--save-data: expected a new file, got {args.save_data!r}, which exists (nothing was played or "
-                "written)"
-            )
+        saved = None if args.save_data is None else data_file(args.save_data)
+        check_outputs({"--save-data": saved}, overwrite=args.overwrite)  # before any game
         if not 0 < args.holdout < 1:
             raise ValueError(f"--holdout: expected a share in (0, 1), got {args.holdout}")
         try:

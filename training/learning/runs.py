@@ -2,13 +2,17 @@
 
 A run folder is ``{runs_dir}/{name}__{seed}__{UTC time}`` (CleanRL's naming), holding ``config.yaml``,
 ``checkpoints/`` and whatever the trainer adds. :func:`new_run_dir` makes one; :func:`resume_dir` checks
-the folder a ``--resume`` names; :func:`check_runs_dir` the folder that holds the runs.
+the folder a ``--resume`` names; :func:`check_runs_dir` the folder that holds the runs. A start wrapped in
+:func:`removed_if_start_fails` that fails after its folder was made (e.g. a bad ``run.init_from``, found when the
+trainer is built) removes the folder again, so that no empty run folder is left behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from training.learning.config import ConfigError
@@ -58,6 +62,53 @@ def new_run_dir(runs_dir: str | Path, name: str, seed: int, subdirs: Sequence[st
     for sub in subdirs:
         (run / sub).mkdir()
     return run
+
+
+def remove_unstarted(run_dir: str | Path) -> bool:
+    """Remove a run folder that holds nothing but what a start writes before training: ``config.yaml`` and empty
+    sub-folders (``checkpoints/``). A folder holding anything else (a checkpoint, an event file, a link, a file of
+    the user's) is left whole, as is one that cannot be read through.
+
+    Returns:
+        Whether the folder was removed.
+    """
+    run = Path(run_dir)
+    if run.is_symlink() or not run.is_dir():
+        return False
+    folders: list[Path] = []
+    for root, dirs, files in os.walk(run):  # top-down: each folder before the folders inside it
+        here = Path(root)
+        if any((here / d).is_symlink() for d in dirs) or any(here != run or f != CONFIG_FILE for f in files):
+            return False
+        folders.append(here)
+    config = run / CONFIG_FILE
+    if config.is_symlink():
+        return False
+    try:
+        for folder in reversed(folders[1:]):  # innermost first; rmdir fails on anything written meanwhile
+            folder.rmdir()
+        config.unlink(missing_ok=True)
+        run.rmdir()
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def removed_if_start_fails(run_dir: Path) -> Iterator[Path]:
+    """Around the start of a new run, from its folder to a built trainer: if it raises, the folder is removed by
+    :func:`remove_unstarted` (only while it holds nothing but what the start wrote) and the error goes on.
+
+    Only for a folder :func:`new_run_dir` has just made: a resumed run's folder is never passed here.
+
+    Yields:
+        ``run_dir``.
+    """
+    try:
+        yield run_dir
+    except BaseException:
+        remove_unstarted(run_dir)
+        raise
 
 
 def resume_dir(resume: str | Path, config: str | None) -> Path:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TextIO
 
 from nothanks_env.game import BID0, DELETE0, DROP, PASS, TAKE, VALUE0, Game, RuleError, SeatView
-from nothanks_env.policy import Policy, special_cards_only
+from nothanks_env.policy import Policy
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
 from nothanks_env.vector import BatchView
@@ -457,19 +457,12 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         opponents = {i: load_policy(s, num_players=num_players, seed=seed + 1 + i) for i, s in zip(others, specs)}
     except (ValueError, OSError) as e:
         parser.error(f"--opponents: {e}")
-    special = bool(config.special_cards)
-    unable = [s for i, s in zip(others, specs) if special and not getattr(opponents[i], "plays_special_cards", False)]
-    if unable:
-        parser.error(
-            f"--opponents: expected policies that play special cards at --preset {args.preset} (random, heuristic "
-            f"or a checkpoint trained on them), got {unable} that play only pass/take"
-        )
-    only_special = [s for i, s in zip(others, specs) if not special and special_cards_only(opponents[i])]
-    if only_special:
-        parser.error(
-            f"--opponents: expected policies that play pass/take at --preset {args.preset}, got {only_special} "
-            "trained on special cards (125 actions): play them with --preset wildcards"
-        )
+    from training.evaluation.evaluate import check_plays
+
+    try:  # a pass/take policy at a special-cards table, or a special-cards network at a standard one
+        check_plays([opponents[i] for i in others], config, hint="play them with --preset wildcards")
+    except ValueError as e:
+        parser.error(f"--opponents: {e}")
     agents = [HUMAN] * num_players
     for i, s in zip(others, specs):
         agents[i] = s

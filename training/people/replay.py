@@ -37,7 +37,7 @@ from typing import TextIO
 import numpy as np
 
 from nothanks_env.game import Game, SeatView, describe_action
-from nothanks_env.policy import Policy, special_cards_only
+from nothanks_env.policy import Policy
 from nothanks_env.records import GameRecord, replay
 from nothanks_env.vector import BatchView
 from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
@@ -275,18 +275,12 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
             policy = load_policy(args.policy, num_players=n, seed=0)
         except (ValueError, OSError) as e:
             parser.error(f"--policy: {e}")
-        if record.config.special_cards and not getattr(policy, "plays_special_cards", False):
-            parser.error(
-                f"--policy: expected a policy that plays special cards for this record's "
-                f"{list(record.config.special_cards)} (random, heuristic or a checkpoint trained on them), got "
-                f"{args.policy!r}, which plays only pass/take"
-            )
-        if not record.config.special_cards and special_cards_only(policy):
-            parser.error(
-                f"--policy: expected a policy that plays pass/take for this record of a standard game (a baseline "
-                f"or a checkpoint trained without special cards), got {args.policy!r}, which plays only special "
-                "cards (the wildcards preset)"
-            )
+        from training.evaluation.evaluate import check_plays
+
+        try:  # the record's rules are its own: no preset to suggest
+            check_plays([policy], record.config, hint=None)
+        except ValueError as e:
+            parser.error(f"--policy: {e}")
     display = Display(out or sys.stdout, "plain" if args.plain else "auto")
     if args.print_all:
         try:

@@ -545,9 +545,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             cfg = load_config(args.config, overrides, RLlibConfig, default=DEFAULT_RLLIB_CONFIG)
             run_dir = new_run_dir(cfg)
-            dump_config(cfg, run_dir / "config.yaml")
+            with runs.removed_if_start_fails(run_dir):  # e.g. no cluster at --address: no empty folder left
+                dump_config(cfg, run_dir / "config.yaml")
+                trainer = RLlibTrainer(cfg, run_dir, address=args.address)
             print(f"run folder: {run_dir}", file=sys.stderr)
-            trainer = RLlibTrainer(cfg, run_dir, address=args.address)
         dump_config(cfg, run_dir / "config.yaml")
     except SystemExit as e:
         return int(e.code or 0)
