@@ -44,6 +44,32 @@ def require_ray() -> Any:
     return ray
 
 
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Raise ConnectionError at once if nothing accepts a TCP connection at a ``HOST:PORT`` or ``ray://HOST:PORT``
+    address (``local`` and ``auto`` are not checked: Ray finds those itself, and fails fast when it cannot).
+
+    Args:
+        address: a Ray address as :func:`connect` takes it.
+        timeout: seconds to wait for the connection, per address the host resolves to.
+
+    Raises:
+        ConnectionError: naming the address and what the connection attempt got.
+    """
+    import socket
+
+    if address in (LOCAL, "auto"):
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return  # a form Ray reads otherwise (it names its own error)
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise ConnectionError(
+            f"Ray address {address!r}: expected a running cluster there, got no answer on {host}:{port} ({e})"
+        ) from None
+
+
 def connect(address: str = LOCAL, *, num_cpus: int | None = None) -> Any:
     """Initialise Ray once per process and return the module.
 
@@ -53,13 +79,15 @@ def connect(address: str = LOCAL, *, num_cpus: int | None = None) -> Any:
 
     Raises:
         ValueError: if ``address`` is empty.
-        ConnectionError: if no cluster answers at ``address`` (Ray's own message is kept).
+        ConnectionError: if no cluster answers at ``address``: nothing listening at a ``HOST:PORT``
+            (:func:`check_reachable`, at once), or Ray's own message.
     """
     ray = require_ray()
     if not address:
         raise ValueError("Ray address: expected 'local', 'auto', HOST:PORT or ray://HOST:PORT, got ''")
     if ray.is_initialized():
         return ray
+    check_reachable(address)  # Ray itself retries an unreachable HOST:PORT for minutes
     kwargs: dict[str, Any] = {"log_to_driver": False}
     if address == LOCAL:  # a cluster has its own CPUs and dashboard; Ray Client refuses these arguments
         kwargs |= {"num_cpus": num_cpus, "include_dashboard": False}

@@ -1,0 +1,43 @@
+"""A Ray address with nothing listening is refused at once (Ray itself retries such an address for minutes)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from training import evaluate as ev
+from training.scale.ray_backend import check_reachable
+
+
+def closed_port() -> int:
+    """A local TCP port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_port_without_a_listener_is_refused_by_name():
+    port = closed_port()
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(ConnectionError, match=rf"Ray address '{address}': expected a running cluster there, got "
+                           rf"no answer on 127.0.0.1:{port} \(.*refused"):  # fmt: skip
+            check_reachable(address, timeout=2.0)
+
+
+def test_a_listening_port_passes_and_local_addresses_are_left_to_ray():
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        check_reachable(f"127.0.0.1:{server.getsockname()[1]}")  # no error
+    check_reachable("local")
+    check_reachable("auto")
+
+
+def test_evaluate_refuses_an_unreachable_cluster_with_one_error_line(capsys):
+    port = closed_port()
+    with pytest.raises(SystemExit) as e:
+        ev.main(["--policy", "heuristic", "--opponents", "random", "--games", "3", "--ray", f"127.0.0.1:{port}"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: Ray address '127.0.0.1:{port}': expected a running cluster")
