@@ -11,7 +11,23 @@ import pytest
 from nothanks_env.game import PASS, TAKE
 from tests.test_baselines import act, make_view, stack
 from training.evaluation import gauntlet as g
-from training.evaluation.heldout import HELDOUT_OPPONENTS, ChipRich, Clock, Gambler, Hoarder, LowCard, is_heldout
+from training.evaluation.heldout import (
+    HELDOUT_OPPONENTS,
+    Budget,
+    ChipRich,
+    Clock,
+    DeckRank,
+    Gambler,
+    Hoarder,
+    Impulsive,
+    LetItRider,
+    LowCard,
+    Neighbour,
+    PennyClock,
+    PotGrab,
+    Spoiler,
+    is_heldout,
+)
 from training.specs import load_policy
 
 
@@ -61,6 +77,67 @@ def test_gambler_draws_its_threshold_for_each_decision():
     assert Gambler(seed=2).act_batch(always).all()
 
 
+def test_potgrab_takes_any_card_once_the_pot_reaches_11():
+    assert act(PotGrab(), make_view(3, 10, [[], [], []], [5, 5, 5])) == PASS  # even the 3
+    assert act(PotGrab(), make_view(35, 11, [[], [], []], [5, 5, 5])) == TAKE  # even the 35
+
+
+def test_letitrider_opens_on_a_high_card_then_takes_only_next_to_its_own():
+    assert act(LetItRider(), make_view(25, 9, [[], [], []], [5, 5, 5])) == TAKE  # c >= 25, pot > 8
+    assert act(LetItRider(), make_view(25, 8, [[], [], []], [5, 5, 5])) == PASS  # pot 8 is not above 8
+    assert act(LetItRider(), make_view(24, 20, [[], [], []], [5, 5, 5])) == PASS  # too low a first card
+    assert act(LetItRider(), make_view(26, 9, [[27], [], []], [5, 5, 5])) == TAKE  # next to its 27
+    assert act(LetItRider(), make_view(30, 20, [[27], [], []], [5, 5, 5])) == PASS  # holds a card, not next to it
+
+
+def test_neighbour_takes_within_two_of_its_cards_whatever_the_pot():
+    assert act(Neighbour(), make_view(22, 0, [[20], [], []], [5, 5, 5])) == TAKE  # 2 above its 20
+    assert act(Neighbour(), make_view(18, 0, [[20], [], []], [5, 5, 5])) == TAKE  # 2 below
+    assert act(Neighbour(), make_view(23, 30, [[20], [], []], [5, 5, 5])) == PASS  # 3 away, however rich the pot
+    assert act(Neighbour(), make_view(23, 0, [[20], [24], []], [0, 5, 5])) == TAKE  # forced
+
+
+def test_pennyclock_chip_value_falls_through_the_deal():
+    # 24-card deck: at the first card (23 face down) f = 1 and one chip buys any card <= 21; at the last card
+    # f = 1/24, a chip is worth 1 + 20/24 of a card point: pot 10 buys up to 18.3, pot 11 up to 20.2
+    first = [make_view(c, 1, [[], [], []], [5, 5, 5], cards_in_deck=23) for c in (21, 22)]
+    assert PennyClock().act_batch(stack(first)).tolist() == [TAKE, PASS]
+    last = [make_view(20, p, [[], [], []], [5, 5, 5], cards_in_deck=0) for p in (10, 11)]
+    assert PennyClock().act_batch(stack(last)).tolist() == [PASS, TAKE]
+    assert act(PennyClock(), make_view(3, 0, [[], [], []], [5, 5, 5], cards_in_deck=23)) == PASS  # an empty pot
+
+
+def test_impulsive_never_takes_an_empty_pot_and_takes_a_quarter_of_the_rest_on_a_whim():
+    assert not Impulsive(seed=0).act_batch(stack([make_view(3, 0, [[4], [], []], [5, 5, 5])] * 500)).any()
+    assert act(Impulsive(seed=0), make_view(20, 1, [[21], [], []], [5, 5, 5])) == TAKE  # just below its 21
+    assert act(Impulsive(seed=0), make_view(20, 11, [[], [], []], [5, 5, 5])) == TAKE  # 2 x 11 > 20
+    whims = Impulsive(seed=3).act_batch(stack([make_view(20, 10, [[], [], []], [5, 5, 5])] * 4000))  # 2 x 10 = 20
+    assert abs(whims.mean() - 0.25) < 0.03
+
+
+def test_deckrank_compares_the_cost_with_the_cards_still_unseen():
+    # unseen: the 32 other cards, 3..35 without 20; ceil(0.3 x 32) = 10th lowest is 12
+    assert act(DeckRank(), make_view(20, 8, [[], [], []], [5, 5, 5])) == TAKE  # cost 12
+    assert act(DeckRank(), make_view(20, 7, [[], [], []], [5, 5, 5])) == PASS  # cost 13
+    high = make_view(20, 0, [[], [], []], [5, 5, 5], unseen=[30, 31, 32, 33, 34, 35])  # 2nd lowest: 31
+    assert act(DeckRank(), high) == TAKE
+
+
+def test_budget_threshold_follows_its_chips_against_the_cards_left():
+    # 11 chips over 24 cards; 11 cards left (10 face down + this one): it planned to keep 5.04 chips
+    assert act(Budget(), make_view(20, 16, [[], [], []], [5, 5, 5])) == TAKE  # on budget: T = 4.08, cost 4
+    assert act(Budget(), make_view(20, 15, [[], [], []], [5, 5, 5])) == PASS  # cost 5
+    assert act(Budget(), make_view(20, 23, [[], [], []], [9, 5, 5])) == PASS  # ahead: T = -3.9, cost -3
+    assert act(Budget(), make_view(20, 8, [[], [], []], [1, 5, 5])) == TAKE  # behind: T = 12.08, cost 12
+
+
+def test_spoiler_pays_up_to_15_to_take_a_card_an_opponent_needs():
+    assert act(Spoiler(), make_view(20, 17, [[], [], []], [5, 5, 5])) == TAKE  # cost 3
+    assert act(Spoiler(), make_view(20, 10, [[], [], []], [5, 5, 5])) == PASS  # cost 10, nobody needs it
+    assert act(Spoiler(), make_view(20, 5, [[], [], [21]], [5, 5, 5])) == TAKE  # cost 15: extends seat 2's run
+    assert act(Spoiler(), make_view(20, 4, [[], [19], []], [5, 5, 5])) == PASS  # cost 16
+
+
 def test_every_heldout_spec_loads_and_is_recognised():
     for spec in HELDOUT_OPPONENTS:
         assert load_policy(spec, num_players=4).name == spec
@@ -75,10 +152,10 @@ def test_gauntlet_heldout_plays_the_heldout_columns(tmp_path, capsys):
                    "--no-progress"]) == 0  # fmt: skip
     rows = json.loads(out.read_text())["reports"][0]["rows"]
     assert [r["column"] for r in rows] == [c.label for c in g.HELDOUT_COLUMNS]
-    assert len(rows) == 12 and rows[0]["column"] == "training.evaluation.heldout:LowCard"
+    assert len(rows) == 23 and rows[0]["column"] == "training.evaluation.heldout:LowCard"
     assert all(r["games"] == 9 for r in rows)
     assert g.main(["--list", "--heldout"]) == 0
-    assert capsys.readouterr().out.splitlines()[-12:] == [c.label for c in g.HELDOUT_COLUMNS]
+    assert capsys.readouterr().out.splitlines()[-23:] == [c.label for c in g.HELDOUT_COLUMNS]
 
 
 def test_heldout_bots_are_refused_for_training_and_selection(capsys, tmp_path):
