@@ -41,3 +41,15 @@ def test_evaluate_refuses_an_unreachable_cluster_with_one_error_line(capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: Ray address '127.0.0.1:{port}': expected a running cluster")
+
+
+def test_rllib_selfplay_refuses_an_unreachable_cluster_and_leaves_no_run_folder(tmp_path, capsys):
+    pytest.importorskip("ray.rllib")
+    from training import rllib_selfplay as rs
+    from training.config import CONFIG_DIR
+
+    port = closed_port()
+    argv = [str(CONFIG_DIR / "rllib_smoke.yaml"), "--address", f"127.0.0.1:{port}", "--set", f"run.runs_dir={tmp_path}"]
+    assert rs.main(argv) == 2
+    assert capsys.readouterr().err.startswith(f"error: Ray address '127.0.0.1:{port}': expected a running cluster")
+    assert list(tmp_path.iterdir()) == []  # the run folder made before the trainer was removed again
