@@ -72,3 +72,15 @@ def test_a_lone_checkpoint_keeps_its_folder_name(tmp_path, monkeypatch, spec):
     monkeypatch.chdir(tmp_path)
     checkpoint_at(tmp_path / spec)
     assert names(["--policy", spec, "--opponents", "random"], tmp_path) == ["best", "random"]
+
+
+def test_gauntlet_labels_two_checkpoints_named_alike_by_their_paths(tmp_path, monkeypatch):
+    from training.evaluation import gauntlet as g
+
+    monkeypatch.chdir(tmp_path)
+    checkpoint_at(tmp_path / "x" / "best")
+    checkpoint_at(tmp_path / "y" / "best")
+    out = tmp_path / "g.json"
+    argv = ["--players", "3", "--policy", "x/best", "y/best", "--columns", "random", "--games", "3"]
+    assert g.main([*argv, "--no-progress", "--json", str(out)]) == 0
+    assert [r["policy"] for r in json.loads(out.read_text())["reports"]] == ["x/best", "y/best"]
