@@ -233,22 +233,25 @@ def test_tiny_rllib_run_trains_checkpoints_and_exports(rllib_run):
     assert scalars(run, "pool/snapshot_taken")
 
 
-def test_the_export_evaluates_with_training_evaluate(rllib_run, tmp_path, capsys):
+def test_the_export_evaluates_with_training_evaluate(rllib_run, tmp_path, capsys, monkeypatch):
     final = run_final = rllib_run / "checkpoints" / "final"
     report = ev.main(["--policy", str(final), "--opponents", "heuristic", "--games", "30", "--no-progress"])
     assert report.games == 30 and report[final.name].games == 30
     assert 0.0 <= report[final.name].win_rate <= 1.0
-    # --export of the newest RLlib checkpoint writes the same weights as the run's final export
-    assert rs.main(["--export", str(rllib_run), "--out", str(tmp_path / "agent")]) == 0
+    # --export of the newest RLlib checkpoint writes the same weights as the run's final export; the run is
+    # named relative to the working folder, as the README does (RLlib reads a relative path as a URI)
+    monkeypatch.chdir(rllib_run.parent)
+    assert rs.main(["--export", rllib_run.name, "--out", str(tmp_path / "agent")]) == 0
     a, b = load_file(str(tmp_path / "agent" / "policy.safetensors")), load_file(str(run_final / "policy.safetensors"))
     assert sorted(a) == sorted(b) == [f"layers.{i}.{k}" for i in range(3) for k in ("bias", "weight")]
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert load_policy(str(tmp_path / "agent"), num_players=3).chip_memory is True
 
 
-def test_rllib_resume_continues_the_step_count(rllib_run):
+def test_rllib_resume_continues_the_step_count(rllib_run, monkeypatch):
     before = json.loads((sorted((rllib_run / "rllib").glob("step_*"))[-1] / rs.STATE_FILE).read_text())
-    assert rs.main(["--resume", str(rllib_run), "--set", "run.total_env_steps=1024"]) == 0
+    monkeypatch.chdir(rllib_run.parent)  # --resume runs/<run>, relative, as the README has it
+    assert rs.main(["--resume", rllib_run.name, "--set", "run.total_env_steps=1024"]) == 0
     after = json.loads((sorted((rllib_run / "rllib").glob("step_*"))[-1] / rs.STATE_FILE).read_text())
     assert after["env_steps"] >= 1024 > before["env_steps"]
     assert after["iteration"] > before["iteration"] and len(after["evals"]) > len(before["evals"])

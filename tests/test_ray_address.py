@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 
 import pytest
@@ -53,3 +54,23 @@ def test_rllib_selfplay_refuses_an_unreachable_cluster_and_leaves_no_run_folder(
     assert rs.main(argv) == 2
     assert capsys.readouterr().err.startswith(f"error: Ray address '127.0.0.1:{port}': expected a running cluster")
     assert list(tmp_path.iterdir()) == []  # the run folder made before the trainer was removed again
+
+
+@pytest.mark.parametrize("command", ["sweep", "benchmark"])
+def test_sweep_and_the_rllib_benchmark_refuse_an_unreachable_cluster_with_one_error_line(command, capsys):
+    pytest.importorskip("ray.tune")
+    from training import benchmark, sweep
+    from training.config import CONFIG_DIR
+
+    port = closed_port()
+    address = f"127.0.0.1:{port}"
+    with pytest.raises(SystemExit) if command == "benchmark" else contextlib.nullcontext() as e:
+        if command == "sweep":
+            assert sweep.main([str(CONFIG_DIR / "sweep.yaml"), "--address", address]) == 2
+        else:
+            benchmark.main(["rllib", "--iterations", "1", "--address", address])
+    if command == "benchmark":
+        assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"error: Ray address '{address}': expected a running cluster there")
+    assert not any("Traceback" in line for line in err)

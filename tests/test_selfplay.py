@@ -150,6 +150,29 @@ def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path, whole_group):
     assert not (run / "checkpoints" / "final").exists()  # stopped early: no final evaluation
 
 
+def test_a_stop_saves_its_checkpoint_when_stderr_has_no_reader(tmp_path):
+    """``python -m training.selfplay ... 2>&1 | tee log`` and Ctrl-C: the terminal stops ``tee`` too, so every
+    write to stderr fails from then on. The stop must still save its checkpoint (the only one: no periodic ones)."""
+    cmd = [sys.executable, "-m", "training.selfplay", SMOKE, "--run.runs_dir", str(tmp_path)]
+    cmd += ["--run.total_timesteps", "10000000", "--eval.every", "10000000", "--run.checkpoint_every", "10000000"]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not (list(tmp_path.glob("*/events.out.tfevents.*")) or proc.poll()):
+            time.sleep(0.2)
+        time.sleep(6.0)  # training under way
+        assert proc.poll() is None
+        proc.stderr.close()  # the reader is gone: the next write to stderr raises BrokenPipeError
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    (last,) = step_checkpoints(only_run(tmp_path))
+    meta = ckpt.verify_checkpoint(last)
+    assert meta["timesteps"] > 0 and ckpt.load_train_state(last)["num_timesteps"] == meta["timesteps"]
+
+
 @pytest.mark.parametrize("collector", ["inline", "process"])
 def test_a_stopped_run_s_progress_bar_ends_at_the_checkpoint_it_saved(tmp_path, monkeypatch, collector):
     """A stop in the middle of a rollout saves the last trained step: the progress bar ends there too, not at the

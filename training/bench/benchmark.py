@@ -447,8 +447,10 @@ def _bench_rllib(args: argparse.Namespace) -> None:
         from training.scale.rllib_selfplay import bench_rllib  # imports ray: only with the ray extra
     except ImportError as exc:
         sys.exit(f"benchmark rllib needs the ray extra (pip install -e '.[train,ray]'): {exc}")
-
-    bench_rllib(args)
+    try:
+        bench_rllib(args)
+    except ConnectionError as e:  # no cluster at --address (found before any work): one error line
+        refuse(e)
 
 
 def check_serve_args(args: argparse.Namespace) -> None:

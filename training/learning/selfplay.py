@@ -628,6 +628,7 @@ class Trainer:
         if self.evals:
             self.latest_win = {k: r["win_rate"] for k, r in self.evals[-1]["results"].items()}
         try:
+            callback = None
             if remaining > 0:
                 callback = _Callback(self)
                 with _graceful_stop(self):
@@ -635,11 +636,15 @@ class Trainer:
                 if not self.stop_requested:  # learn() ends right after a PPO update
                     self.trained_timesteps = self.model.num_timesteps
                 self.model.num_timesteps = self.trained_timesteps
-                callback.close(self.trained_timesteps)  # a stop drops the unfinished rollout: so does the bar
-            path = self.save()
+            path = self.save()  # before any write to stderr, which Ctrl-C under `| tee` leaves without a reader
+            if callback is not None:
+                try:
+                    callback.close(self.trained_timesteps)  # a stop drops the unfinished rollout: so does the bar
+                except OSError:
+                    pass
             if self.stop_requested:
-                print(f"stopped at {self.trained_timesteps:,} learner steps; checkpoint: {path}", file=sys.stderr)
-                print(f"continue with: python -m training.selfplay --resume {self.run_dir}", file=sys.stderr)
+                _say(f"stopped at {self.trained_timesteps:,} learner steps; checkpoint: {path}")
+                _say(f"continue with: python -m training.selfplay --resume {self.run_dir}")
             else:
                 self.finish()
         finally:
@@ -686,6 +691,14 @@ def eval_line(
     best = " (new best)" if new_best else ""
     what = "lowest win rate x players (parity 1)" if metric == "min" else f"mean win rate against {metric}"
     return f"eval @ {timesteps:,} steps: {tables}; score {score:.3f} = {what}{best}; {seconds:.0f} s"
+
+
+def _say(line: str) -> None:
+    """Print a line to stderr, unless stderr is gone (a pipe whose reader Ctrl-C stopped: ``... | tee log``)."""
+    try:
+        print(line, file=sys.stderr)
+    except OSError:
+        pass
 
 
 def _console(line: str) -> None:
@@ -772,7 +785,7 @@ class _graceful_stop:
         if self.trainer.stop_requested and signum == signal.SIGINT:
             raise KeyboardInterrupt
         self.trainer.stop_requested = True
-        print(f"\n{signal.Signals(signum).name}: saving a checkpoint and stopping...", file=sys.stderr)
+        _say(f"\n{signal.Signals(signum).name}: saving a checkpoint and stopping...")
 
     def __enter__(self) -> _graceful_stop:
         self.old = {}

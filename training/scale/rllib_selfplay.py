@@ -275,7 +275,8 @@ def export(path: str | Path, out: str | Path) -> Path:
     src = latest_rllib_checkpoint(Path(path))
     state = json.loads((src / STATE_FILE).read_text())
     cfg = RLlibConfig.model_validate(state["config"])
-    module = RLModule.from_checkpoint(src / "learner_group" / "learner" / "rl_module" / LEARNER)
+    # absolute: RLlib reads a relative path as a URI and fails on its empty scheme ("runs/..." as the README has it)
+    module = RLModule.from_checkpoint((src / "learner_group" / "learner" / "rl_module" / LEARNER).resolve())
     meta = checkpoint_metadata(cfg, state["run"], state["env_steps"], state.get("last_eval"))
     return ckpt.save_checkpoint(out, checked_actor(actor_weights(module), cfg, f"RLlib checkpoint {src}"), meta)
 
@@ -302,7 +303,7 @@ class RLlibTrainer:
         self.best: dict[str, Any] = {"score": -1.0, "env_steps": None}
         self.next_eval = 0
         if resume_from is not None:
-            self.algo.restore_from_path(str(resume_from))
+            self.algo.restore_from_path(str(resume_from.resolve()))  # a relative path would be read as a URI
             st = json.loads((resume_from / STATE_FILE).read_text())
             self.env_steps, self.learner_steps = st["env_steps"], st["learner_steps"]
             self.iteration, self.evals, self.best = st["iteration"], st["evals"], st["best"]

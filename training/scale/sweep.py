@@ -248,9 +248,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         resume = Path(args.resume) if args.resume else None
         if resume is not None and not (resume / "tuner.pkl").is_file():
             raise FileNotFoundError(f"--resume {resume}: expected a sweep folder with tuner.pkl")
+        from training.scale.ray_backend import connect
+
+        connect(args.address)  # an address where no cluster answers: one error line (sweep() reuses the connection)
     except SystemExit as e:
         return int(e.code or 0)
-    except (ConfigError, OSError) as e:
+    except (ConfigError, OSError, ValueError) as e:  # ConnectionError is an OSError
         print(f"error: {e}", file=sys.stderr)
         return 2
     results = sweep(sweep_cfg, base, address=args.address, resume=resume)
