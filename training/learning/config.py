@@ -418,13 +418,8 @@ class Config(_Section):
     @model_validator(mode="after")
     def _one_rollout_at_least(self) -> Config:
         """PPO trains whole rollouts: a shorter run would silently train a whole one, so it is refused."""
-        rollout = self.rollout_steps
-        if self.run.total_timesteps < rollout:
-            raise ValueError(
-                f"run.total_timesteps: expected at least one PPO rollout, env.games_per_count x player counts x "
-                f"ppo.n_steps = {self.env.games_per_count} x {len(self.game.num_players)} x {self.ppo.n_steps} = "
-                f"{rollout} learner steps (training goes in whole rollouts), got {self.run.total_timesteps}"
-            )
+        if self.run.total_timesteps < self.rollout_steps:
+            raise ValueError(self.short_of_a_rollout("run.total_timesteps", self.run.total_timesteps))
         return self
 
     @model_validator(mode="after")
@@ -448,6 +443,15 @@ class Config(_Section):
     def rollout_steps(self) -> int:
         """Learner steps of one PPO rollout, ``n_envs * ppo.n_steps``: training goes in whole rollouts."""
         return self.n_envs * self.ppo.n_steps
+
+    def short_of_a_rollout(self, key: str, steps: int) -> str:
+        """The error for a length of ``steps`` learner steps given as ``key`` that is shorter than one rollout
+        (``run.total_timesteps`` here, ``--timesteps`` for the exploit probe, which fills that field in)."""
+        return (
+            f"{key}: expected at least one PPO rollout of {self.rollout_steps:,} learner steps "
+            f"(env.games_per_count x player counts x ppo.n_steps = {self.env.games_per_count} x "
+            f"{len(self.game.num_players)} x {self.ppo.n_steps}; training goes in whole rollouts), got {steps:,}"
+        )
 
 
 _EXPECTED: dict[str, str] = {

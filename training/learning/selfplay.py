@@ -28,6 +28,7 @@ Games in flight at the stop are not saved: a resumed run deals new ones.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import random
@@ -638,10 +639,8 @@ class Trainer:
                 self.model.num_timesteps = self.trained_timesteps
             path = self.save()  # before any write to stderr, which Ctrl-C under `| tee` leaves without a reader
             if callback is not None:
-                try:
+                with contextlib.suppress(OSError):  # stderr gone: see _say
                     callback.close(self.trained_timesteps)  # a stop drops the unfinished rollout: so does the bar
-                except OSError:
-                    pass
             if self.stop_requested:
                 _say(f"stopped at {self.trained_timesteps:,} learner steps; checkpoint: {path}")
                 _say(f"continue with: python -m training.selfplay --resume {self.run_dir}")
@@ -695,10 +694,8 @@ def eval_line(
 
 def _say(line: str) -> None:
     """Print a line to stderr, unless stderr is gone (a pipe whose reader Ctrl-C stopped: ``... | tee log``)."""
-    try:
+    with contextlib.suppress(OSError):
         print(line, file=sys.stderr)
-    except OSError:
-        pass
 
 
 def _console(line: str) -> None:
