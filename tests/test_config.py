@@ -80,6 +80,19 @@ def test_overrides_and_dotted_flags():
         ("ppo: [unclosed", "not valid YAML: line 1, column 15: expected ',' or ']', but got '<stream end>'"),
         ("run: 5\n# pasted\nrun:\n  seed: 3\n", "line 3: key 'run' written twice in one mapping (first at line 1)"),
         (
+            "pool: {scripted: {random: 1}, league: {weighting: target}}",
+            "pool.league.targets: expected a target win share for every scripted member, missing ['random']",
+        ),
+        (
+            "pool: {scripted: {random: 1}, league: {weighting: target, targets: {random: 0.9, heuristic: 0.5}}}",
+            "pool.league.targets: expected only scripted members ['random'], got ['heuristic'] as well",
+        ),
+        (
+            "pool: {scripted: {random: 1}, league: {targets: {random: 0.9}}}",
+            "pool.league.targets: only used with league.weighting 'target', got weighting 'hard'",
+        ),
+        ("pool: {league: {temperature: 0}}", "pool.league.temperature: expected a number > 0.0, got 0"),
+        (
             "ppo:\n  n_epochs: 2\n  n_epochs: 3\n",
             "line 3: key 'n_epochs' written twice in one mapping (first at line 2)",
         ),

@@ -8,7 +8,7 @@ import torch
 from netweights import random_weights
 
 from nothanks_env.baselines import RandomPolicy
-from training.pool import OpponentPool, pfsp_weight
+from training.pool import OpponentPool, pfsp_weight, target_weight
 
 
 def test_pool_mixture_eviction_and_state_roundtrip():
@@ -50,7 +50,8 @@ def test_pfsp_weightings():
     np.testing.assert_allclose(pfsp_weight(x, "hard", 2.0), [1.0, 0.5625, 0.25, 0.0])
     np.testing.assert_allclose(pfsp_weight(x, "variance", 2.0), [0.0, 0.1875, 0.25, 0.0])
     np.testing.assert_allclose(pfsp_weight(x, "uniform", 2.0), [1.0, 1.0, 1.0, 1.0])
-    with pytest.raises(ValueError, match="weighting: expected 'hard', 'variance' or 'uniform', got 'easy'"):
+    expected = "weighting: expected one of 'hard', 'variance', 'uniform', 'target', got 'easy'"
+    with pytest.raises(ValueError, match=expected):
         pfsp_weight(x, "easy", 2.0)
 
 
@@ -84,6 +85,69 @@ def test_beaten_at_sets_the_score_that_counts_as_fully_beaten():
     assert default.league()["a"]["score"] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="beaten_at: expected a multiple of parity > 1, got 1.0"):
         three_member_pool(beaten_at=1.0)
+
+
+def test_target_weight_is_a_step_at_the_target():
+    w = target_weight(np.array([0.80, 0.85, 0.90, 0.20]), np.array([0.85, 0.85, 0.85, 0.60]), 0.03)
+    np.testing.assert_allclose(w, [1 / (1 + np.exp(-5 / 3)), 0.5, 1 / (1 + np.exp(5 / 3)), 1 / (1 + np.exp(-40 / 3))])
+    assert w[0] == pytest.approx(0.841, abs=1e-3) and w[2] == pytest.approx(0.159, abs=1e-3)
+    assert target_weight(np.array([0.0, 1.0]), np.array(0.5), 1e-4).tolist() == pytest.approx([1.0, 0.0])  # no overflow
+
+
+def test_target_league_moves_toward_the_member_furthest_below_its_target():
+    """The learner beats a (0.9) and c (0.5) beyond their targets and falls short against b (0.6 of 0.8):
+    b's share rises from 1/3 toward all but the floors, and a member back under target gets weight back."""
+    pool = three_member_pool(weighting="target", targets={"a": 0.8, "b": 0.8, "c": 0.4}, window=1, floor=0.05)
+    np.testing.assert_allclose(pool.probabilities(), [1 / 3] * 3)  # no games yet: every member at its target
+    a, b, c = pool.active
+    for mid, win in ((a, 0.9), (b, 0.6), (c, 0.5)):
+        pool.record(np.array([[-1, mid, mid]] * 256), np.full(256, win), 3)
+    league = pool.league()
+    assert league["b"]["win_rate"] == pytest.approx(0.6)
+    f = [1 / (1 + np.exp(10 / 3)), 1 / (1 + np.exp(-20 / 3)), 1 / (1 + np.exp(10 / 3))]
+    w = np.array(f) + 0.05
+    np.testing.assert_allclose(pool.probabilities(), w / w.sum())
+    assert league["b"]["share"] > 0.8 and league["a"]["share"] < 0.1
+    pool.record(np.array([[-1, a, a]] * 256), np.full(256, 0.7), 3)  # a falls below its 0.8
+    assert pool.league()["a"]["share"] > 0.4
+
+
+def test_win_rate_is_the_plain_mean_until_a_window_of_games():
+    pool = three_member_pool(weighting="target", targets={"a": 0.8, "b": 0.8, "c": 0.4}, window=2000)
+    a = pool.active[0]
+    pool.record(np.array([[-1, a, -1]] * 256), np.full(256, 1.0), 3)  # one seat each: 256 games, then 768
+    pool.record(np.array([[-1, a, -1]] * 768), np.full(768, 0.0), 3)
+    assert pool.league()["a"]["win_rate"] == pytest.approx(0.25)  # an EMA from the first batch: 0.68
+    assert pool.league()["a"]["games"] == 1024
+
+
+def test_target_league_reads_one_member_tables_only():
+    """A member seated beside another (or beside snapshots) is not what the gauntlet's column measures."""
+    pool = three_member_pool(weighting="target", targets={"a": 0.8, "b": 0.8, "c": 0.4}, window=1)
+    a, b, _ = pool.active
+    pool.record(np.array([[-1, a, b]] * 256), np.full(256, 0.1), 3)  # mixed tables: weights unmoved
+    league = pool.league()
+    assert league["a"]["win_rate"] == pytest.approx(0.1) and np.isnan(league["a"]["table_win_rate"])
+    np.testing.assert_allclose(pool.probabilities(), [1 / 3] * 3)
+    pool.record(np.array([[a, -1, a]] * 256), np.full(256, 0.9), 3)
+    assert pool.league()["a"]["table_win_rate"] == pytest.approx(0.9)
+    assert pool.league()["a"]["share"] < 0.1
+    restored = three_member_pool(weighting="target", targets={"a": 0.8, "b": 0.8, "c": 0.4}, window=1)
+    restored.load_state_dict(pool.state_dict())
+    np.testing.assert_allclose(restored.probabilities(), pool.probabilities())
+
+
+def test_target_league_needs_a_target_for_every_member_and_nothing_else():
+    missing = r"targets: expected a target win share for every scripted member, missing \['c'\]"
+    with pytest.raises(ValueError, match=missing):
+        three_member_pool(weighting="target", targets={"a": 0.8, "b": 0.8})
+    extra = r"targets: expected only scripted members \['a', 'b', 'c'\], got \['d'\] as well"
+    with pytest.raises(ValueError, match=extra):
+        three_member_pool(weighting="target", targets={"a": 0.8, "b": 0.8, "c": 0.5, "d": 0.5})
+    with pytest.raises(ValueError, match=r"targets: expected win shares in \(0, 1\), got \{'c': 1.0\}"):
+        three_member_pool(weighting="target", targets={"a": 0.8, "b": 0.8, "c": 1.0})
+    with pytest.raises(ValueError, match="targets: only used with weighting 'target', got weighting 'hard'"):
+        three_member_pool(weighting="hard", targets={"a": 0.8})
 
 
 def test_seat_marks_the_learner_and_counts_the_drawn_opponents():

@@ -262,10 +262,12 @@ class LeagueSection(_Section):
     ``window`` games.
     """
 
-    weighting: Literal["hard", "variance", "uniform"] = Field(
+    weighting: Literal["hard", "variance", "uniform", "target"] = Field(
         "hard",
         description="f(x): hard = (1-x)^power, favour what beats the learner; variance = x(1-x), favour even "
-        "matches; uniform = 1, the fixed mixture of the priors",
+        "matches; uniform = 1, the fixed mixture of the priors; target = 1 / (1 + exp((w - t) / temperature)) "
+        "of the win rate w against the member's entry t in targets, favour what the learner scores short of "
+        "its target against (training.pool.target_weight)",
     )
     power: Float = Field(2.0, gt=0.0, description="exponent of the hard weighting")
     floor: Float = Field(0.05, ge=0.0, description="added to f(x) so that no member is ever dropped")
@@ -275,6 +277,14 @@ class LeagueSection(_Section):
         gt=1.0,
         description="the multiple of parity (1/n) at which a member counts as fully beaten (x = 1): raise it "
         "to keep pressing members the learner beats but could beat by more",
+    )
+    targets: dict[str, Float] = Field(
+        {},
+        description="weighting target only: scripted spec -> the win share the learner should reach against "
+        "it (a bar per member, e.g. the best any policy scores there); every scripted member needs one",
+    )
+    temperature: Float = Field(
+        0.03, gt=0.0, description="weighting target only: how sharp the step at the target is, in win share"
     )
 
 
@@ -309,6 +319,14 @@ class PoolSection(_Section):
     def _something(self) -> PoolSection:
         if sum(self.scripted.values()) <= 0:
             raise ValueError("expected at least one scripted opponent: the pool has no snapshot at step 0")
+        if self.league.weighting == "target":
+            from training.learning.pool import check_targets
+
+            check_targets(self.league.targets, list(self.scripted), name="league.targets")
+        elif self.league.targets:
+            raise ValueError(
+                f"league.targets: only used with league.weighting 'target', got weighting {self.league.weighting!r}"
+            )
         return self
 
 

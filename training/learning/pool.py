@@ -37,7 +37,8 @@ class Member:
         return self.policies.get(num_players) or self.policies[0]
 
 
-Weighting = Literal["hard", "variance", "uniform"]
+Weighting = Literal["hard", "variance", "uniform", "target"]
+WEIGHTINGS = ("hard", "variance", "uniform", "target")
 
 
 def pfsp_weight(x: np.ndarray, weighting: Weighting, power: float) -> np.ndarray:
@@ -60,7 +61,44 @@ def pfsp_weight(x: np.ndarray, weighting: Weighting, power: float) -> np.ndarray
         return x * (1.0 - x)
     if weighting == "uniform":
         return np.ones_like(x)
-    raise ValueError(f"weighting: expected 'hard', 'variance' or 'uniform', got {weighting!r}")
+    if weighting == "target":
+        raise ValueError("weighting: 'target' weighs by win rate against a target, see target_weight")
+    raise ValueError(f"weighting: expected one of {', '.join(map(repr, WEIGHTINGS))}, got {weighting!r}")
+
+
+def target_weight(win_rate: np.ndarray, target: np.ndarray, temperature: float) -> np.ndarray:
+    """The ``target`` weighting: how much to play an opponent the learner wins ``win_rate`` against when it
+    should win ``target``: ``1 / (1 + exp((win_rate - target) / temperature))``.
+
+    1/2 on target, toward 1 below it and toward 0 above it; ``temperature`` (in win share) sets how sharp
+    the step is (0.03: 0.84 at 0.05 below the target, 0.16 at 0.05 above). The pool then plays most where
+    the learner is furthest short of what it should score, and little where it already scores enough,
+    however far above parity that is: a minimum over columns, each against its own bar, is what it raises.
+
+    Args:
+        win_rate: float64, any shape: the learner's win share against each opponent (1, 1/k on a k-way tie).
+        target: float64, broadcastable to ``win_rate``: the win share it should reach against each.
+        temperature: > 0, in win share.
+
+    Returns:
+        float64 of the broadcast shape, in (0, 1).
+    """
+    z = np.clip((np.asarray(win_rate, dtype=np.float64) - target) / temperature, -60.0, 60.0)
+    return 1.0 / (1.0 + np.exp(z))
+
+
+def check_targets(targets: Mapping[str, float], members: list[str], name: str = "targets") -> None:
+    """Refuse ``targets`` for the ``target`` weighting unless they give every member in ``members`` a win
+    share in (0, 1) and name nothing else (raises ValueError naming what is missing, extra or out of range)."""
+    missing = [m for m in members if m not in targets]
+    extra = [t for t in targets if t not in members]
+    bad = {t: v for t, v in targets.items() if not 0.0 < float(v) < 1.0}
+    if missing:
+        raise ValueError(f"{name}: expected a target win share for every scripted member, missing {missing}")
+    if extra:
+        raise ValueError(f"{name}: expected only scripted members {members}, got {extra} as well")
+    if bad:
+        raise ValueError(f"{name}: expected win shares in (0, 1), got {bad}")
 
 
 class OpponentPool:
@@ -78,14 +116,21 @@ class OpponentPool:
     see :func:`pfsp_weight`), estimated from the games
     being played: every finished game updates an exponential moving average for each member seated in
     it (once per seat it filled), with time constant ``window`` games. The score starts at parity; the
-    reported win rate starts at the first batch's mean. With ``weighting="uniform"`` the split is the
-    priors alone (the fixed mixture).
+    win rate is the plain mean of the games so far until there are ``window`` of them, then the same
+    moving average. With ``weighting="uniform"`` the split is the
+    priors alone (the fixed mixture). With ``weighting="target"`` f is :func:`target_weight` of the
+    learner's win rate (the raw win share, not ``x``) at the tables where the member fills every opponent
+    seat, as a gauntlet column seats it (mixed tables and snapshots in other seats would pull it below what
+    the gauntlet measures), against the member's entry in ``targets``; it stays at the target until such a
+    table has been played.
 
     Args:
         scripted: name -> (prior weight, {num_players: policy}).
         snapshot_weight, latest_share, max_snapshots, homogeneous: the mixture (see
             :class:`training.config.PoolSection`).
-        weighting, power, floor, window, beaten_at: the league (see :class:`training.config.LeagueSection`).
+        weighting, power, floor, window, beaten_at, targets, temperature: the league (see
+            :class:`training.config.LeagueSection`); ``targets`` (member name -> win share in (0, 1)) must
+            name every scripted member when ``weighting="target"``, and nothing else.
         chip_memory, behaviour, activation, snapshot_sample: how snapshots encode and act.
         seed: seeds the draws and the snapshots' sampling.
     """
@@ -102,6 +147,8 @@ class OpponentPool:
         floor: float = 0.05,
         window: int = 2000,
         beaten_at: float = 2.0,
+        targets: Mapping[str, float] | None = None,
+        temperature: float = 0.03,
         homogeneous: float = 0.0,
         chip_memory: bool = True,
         behaviour: bool = False,
@@ -111,7 +158,16 @@ class OpponentPool:
     ) -> None:
         if not scripted or sum(w for w, _ in scripted.values()) <= 0:
             raise ValueError(f"scripted: expected at least one opponent with weight > 0, got {dict(scripted)}")
-        pfsp_weight(np.zeros(1), weighting, power)  # validates weighting
+        if weighting != "target":
+            pfsp_weight(np.zeros(1), weighting, power)  # validates weighting
+        targets = dict(targets or {})
+        if weighting == "target":
+            check_targets(targets, list(scripted))
+            if temperature <= 0:
+                raise ValueError(f"temperature: expected a win share > 0, got {temperature}")
+        elif targets:
+            raise ValueError(f"targets: only used with weighting 'target', got weighting {weighting!r}")
+        self.targets, self.temperature = targets, float(temperature)
         if window < 1 or floor < 0:
             raise ValueError(f"window, floor: expected window >= 1 and floor >= 0, got {window}, {floor}")
         if beaten_at <= 1.0:
@@ -138,8 +194,11 @@ class OpponentPool:
         # league statistics, by member name: EMA of the normalized score x and of the raw win share
         self.score: dict[str, float] = {}
         self.win_rate: dict[str, float] = {}
+        # the same, from one-member tables only (every opponent seat that member: the gauntlet's columns)
+        self.table_rate: dict[str, float] = {}
+        self.table_games: Counter[str] = Counter()
         self.games: Counter[str] = Counter()
-        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self._pending_games = 0
 
     def _add(self, m: Member) -> None:
@@ -200,9 +259,14 @@ class OpponentPool:
         out = {}
         for i in self.active:
             m = self.members[i]
-            if m.kind == "scripted":
-                x = np.array(self.score.get(m.name, 0.5))
-                out[m.name] = m.weight * (self.floor + float(pfsp_weight(x, self.weighting, self.power)))
+            if m.kind != "scripted":
+                continue
+            if self.weighting == "target":
+                t = self.targets[m.name]
+                f = float(target_weight(np.array(self.table_rate.get(m.name, t)), np.array(t), self.temperature))
+            else:
+                f = float(pfsp_weight(np.array(self.score.get(m.name, 0.5)), self.weighting, self.power))
+            out[m.name] = m.weight * (self.floor + f)
         return out
 
     def probabilities(self) -> np.ndarray:
@@ -235,8 +299,11 @@ class OpponentPool:
             num_players: P.
         """
         x = np.clip(win * num_players / self.beaten_at, 0.0, 1.0)
-        rows, cols = np.nonzero(opponents >= 0)
-        self._pending.append((opponents[rows, cols], win[rows], x[rows]))
+        seated = opponents >= 0
+        first = np.where(seated, opponents, -1).max(axis=1, keepdims=True)
+        one_member = ((opponents == first) | ~seated).all(axis=1)  # every opponent seat the same member
+        rows, cols = np.nonzero(seated)
+        self._pending.append((opponents[rows, cols], win[rows], x[rows], one_member[rows]))
         self._pending_games += len(win)
         if self._pending_games >= 256:
             self._fold()
@@ -244,9 +311,10 @@ class OpponentPool:
     def _fold(self) -> None:
         if not self._pending:
             return
-        mids = np.concatenate([o for o, _, _ in self._pending])
-        win = np.concatenate([w for _, w, _ in self._pending])
-        x = np.concatenate([s for _, _, s in self._pending])
+        mids = np.concatenate([o for o, _, _, _ in self._pending])
+        win = np.concatenate([w for _, w, _, _ in self._pending])
+        x = np.concatenate([s for _, _, s, _ in self._pending])
+        alone = np.concatenate([a for _, _, _, a in self._pending])
         self._pending, self._pending_games = [], 0
         for mid in np.unique(mids).tolist():
             m = self.members.get(mid)
@@ -257,14 +325,24 @@ class OpponentPool:
             k = int(here.sum())  # seats it filled (a member in two seats of a game counts twice)
             decay = (1.0 - 1.0 / self.window) ** k  # k updates at once, each by the mean of the k
             self.score[name] = decay * self.score.get(name, 0.5) + (1 - decay) * float(x[here].mean())
-            self.win_rate[name] = decay * self.win_rate.get(name, float(win[here].mean())) + (1 - decay) * float(
-                win[here].mean()
-            )
+            # the win rate is the plain mean of every game so far until `window` games, then the same EMA:
+            # an EMA started from the first games alone (the shortest of the first deals) stays biased
+            # for thousands of games against a member that is rarely drawn
+            seen = self.games[name]
+            rate_decay = min(decay, seen / (seen + k))
+            self.win_rate[name] = rate_decay * self.win_rate.get(name, 0.0) + (1 - rate_decay) * float(win[here].mean())
+            table = here & alone
+            if table.any():  # the same mean, over its one-member tables only
+                kt, seen = int(table.sum()), self.table_games[name]
+                d = min((1.0 - 1.0 / self.window) ** kt, seen / (seen + kt))
+                self.table_rate[name] = d * self.table_rate.get(name, 0.0) + (1 - d) * float(win[table].mean())
+                self.table_games[name] += kt
             self.games[name] += k
         self._probs = None
 
     def league(self) -> dict[str, dict[str, float]]:
         """Per scripted member (and ``snapshots``): ``win_rate`` (EMA of the learner's win share against it),
+        ``table_win_rate`` (the same at tables where it fills every opponent seat; what ``target`` weighs by),
         ``score`` (normalized, 0.5 = parity), ``share`` (its current draw probability), ``games`` seen."""
         self._fold()
         p = dict(zip([self.members[i].name for i in self.active], self.probabilities()))
@@ -275,6 +353,7 @@ class OpponentPool:
             if m.kind == "scripted":
                 out[m.name] = {
                     "win_rate": self.win_rate.get(m.name, float("nan")),
+                    "table_win_rate": self.table_rate.get(m.name, float("nan")),
                     "score": self.score.get(m.name, 0.5),
                     "share": p[m.name],
                     "games": float(self.games[m.name]),
@@ -337,7 +416,13 @@ class OpponentPool:
         return {
             "snapshots": [{"step": m.step, "weights": m.snapshot_weights} for m in self.snapshots],
             "rng": self.rng.bit_generator.state,
-            "league": {"score": dict(self.score), "win_rate": dict(self.win_rate), "games": dict(self.games)},
+            "league": {
+                "score": dict(self.score),
+                "win_rate": dict(self.win_rate),
+                "games": dict(self.games),
+                "table_rate": dict(self.table_rate),
+                "table_games": dict(self.table_games),
+            },
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
@@ -353,5 +438,7 @@ class OpponentPool:
         league = state.get("league", {})  # absent in checkpoints saved before the league existed
         self.score = {k: float(v) for k, v in league.get("score", {}).items()}
         self.win_rate = {k: float(v) for k, v in league.get("win_rate", {}).items()}
+        self.table_rate = {k: float(v) for k, v in league.get("table_rate", {}).items()}
+        self.table_games = Counter({k: int(v) for k, v in league.get("table_games", {}).items()})
         self.games = Counter({k: int(v) for k, v in league.get("games", {}).items()})
         self._probs = None

@@ -31,6 +31,7 @@ import argparse
 import contextlib
 import datetime as dt
 import json
+import math
 import random
 import shutil
 import signal
@@ -94,6 +95,8 @@ def make_pool(cfg: Config):
         floor=cfg.pool.league.floor,
         window=cfg.pool.league.window,
         beaten_at=cfg.pool.league.beaten_at,
+        targets=cfg.pool.league.targets,
+        temperature=cfg.pool.league.temperature,
         homogeneous=cfg.pool.homogeneous,
         chip_memory=cfg.env.chip_memory,
         behaviour=cfg.env.behaviour,
@@ -575,6 +578,8 @@ class Trainer:
             for name, st in self.pool.league().items():
                 self.writer.add_scalar(f"pool/{name}/win_rate", st["win_rate"], t)
                 self.writer.add_scalar(f"pool/{name}/weight", st["share"], t)
+                if not math.isnan(st.get("table_win_rate", math.nan)):
+                    self.writer.add_scalar(f"pool/{name}/table_win_rate", st["table_win_rate"], t)
             self.writer.add_scalar("pool/snapshots_held", self.pool.snapshot_count, t)
         if t >= self.next["eval"]:
             self.evaluate(t)
