@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import fields, replace
 from types import MappingProxyType
 from typing import Any
@@ -47,6 +48,23 @@ CONFIG_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(GameConfig))
 """Names of the :class:`GameConfig` fields, which are also the accepted overrides."""
 
 
+def preset_problem(name: object) -> str | None:
+    """What is wrong with ``name`` as a preset name, for an error message that names the field or option first;
+    None for a key of :data:`PRESETS`.
+
+    Example:
+        >>> preset_problem("wildcards") is None
+        True
+        >>> preset_problem("wildcard").endswith("'wildcards'], got 'wildcard' (did you mean 'wildcards'?)")
+        True
+    """
+    if isinstance(name, str) and name in PRESETS:
+        return None
+    close = difflib.get_close_matches(name, list(PRESETS), n=1) if isinstance(name, str) else []
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"expected one of {sorted(PRESETS)}, got {name!r}{hint}"
+
+
 def get_preset(name: str, **overrides: Any) -> GameConfig:
     """Build the config of a named preset, with some fields overridden.
 
@@ -60,8 +78,9 @@ def get_preset(name: str, **overrides: Any) -> GameConfig:
     Raises:
         RuleError: on an unknown preset or field name (the message lists the valid ones), or an invalid value.
     """
-    if name not in PRESETS:
-        raise RuleError(f"preset: expected one of {sorted(PRESETS)}, got {name!r}")
+    problem = preset_problem(name)
+    if problem is not None:
+        raise RuleError(f"preset: {problem}")
     unknown = sorted(set(overrides) - set(CONFIG_FIELDS))
     if unknown:
         raise RuleError(f"config field: expected one of {list(CONFIG_FIELDS)}, got {unknown}")

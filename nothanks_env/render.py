@@ -72,7 +72,7 @@ def format_runs(cards: Iterable[int]) -> str:
     return " ".join(str(lo) if lo == hi else f"[{lo}-{hi}]" for lo, hi in card_runs(cards)) or "-"
 
 
-def render_table(view: SeatView | None, game: Game, full: bool = False) -> str:
+def render_table(view: SeatView | None, game: Game, full: bool = False, *, viewer: str = "you") -> str:
     """Text table of ``game``: face-up card and pot, each seat's cards in runs, points, chips and penalty.
 
     Args:
@@ -81,6 +81,7 @@ def render_table(view: SeatView | None, game: Game, full: bool = False) -> str:
         game: the game (after :meth:`Game.reset`).
         full: show every chip count and the hidden cards (deck order, face-down removals), for debugging.
             Once the match is over every chip count is shown, as players count them for the score.
+        viewer: who ``view``'s seat is, in the legend (``* = you``); a replay names the recorded player.
 
     Returns:
         Lines joined by ``\\n``, no trailing newline. Penalty = card points - chips (penalty points, lower is
@@ -131,7 +132,7 @@ def render_table(view: SeatView | None, game: Game, full: bool = False) -> str:
     if full and not over:
         lines.append(f"deck (next first): {' '.join(map(_card_name, game.deck[1:])) or '-'}")
         lines.append(f"removed face down: {' '.join(map(_card_name, game.removed_hidden)) or '-'}")
-    legend = ["* = you"] if me is not None else []
+    legend = [f"* = {viewer}"] if me is not None else []
     if not over:
         legend.append("> = to act")
     if not show_all:

@@ -67,8 +67,8 @@ def test_serve_refuses_a_bad_preset_or_opponents_before_starting_the_server(caps
     monkeypatch.setattr(bench, "server_process", no_server)
     presets = "['match3', 'open_removed', 'six_player_one_removed', 'standard', 'visible_chips', 'wildcards']"
     for argv, message in [
-        (["--preset", "nope"], f"--preset: expected one of {presets}, got 'nope'"),
-        (["--preset", ""], f"--preset: expected one of {presets}, got ''"),
+        (["--preset", "nope"], f"argument --preset: expected one of {presets}, got 'nope'"),
+        (["--preset", ""], f"argument --preset: expected one of {presets}, got ''"),
         (
             ["--opponents", "heuristic"],
             "--opponents: expected 2 to 6 policy specs, one per opponent (the table is the opponents and the timed "

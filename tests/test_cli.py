@@ -137,6 +137,35 @@ def test_bad_input_is_one_error_line_and_exit_2(main, argv, needles, tmp_path, m
     assert not (tmp_path / "o").exists() and not (tmp_path / "runs").exists()
 
 
+PRESET_LIST = "['match3', 'open_removed', 'six_player_one_removed', 'standard', 'visible_chips', 'wildcards']"
+
+
+@pytest.mark.parametrize(
+    ("main", "argv"),
+    [
+        (evaluate.main, ["--policy", "random"]),
+        (tournament.main, ["--policies", "random", "random", "random", "--out", "o"]),
+        (gauntlet.main, ["--policy", "random"]),
+        (_play, []),
+        (benchmark.main, ["env"]),
+        (benchmark.main, ["serve", "--moves", "1"]),
+    ],
+    ids=["evaluate", "tournament", "gauntlet", "play", "benchmark-env", "benchmark-serve"],
+)
+def test_a_misspelt_preset_is_refused_naming_the_option_the_presets_and_the_value(main, argv, tmp_path, monkeypatch):
+    # evaluate, tournament and gauntlet said "preset: ..." (not naming --preset); play and benchmark env said
+    # argparse's "invalid choice"; none suggested the closest name.
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(main, [*argv, "--preset", "wildcard"])
+    assert code == 2
+    assert err == (
+        f"error: argument --preset: expected one of {PRESET_LIST}, got 'wildcard' (did you mean 'wildcards'?)\n"
+    )
+    code, err = run_cli(main, [*argv, "--preset", "chess"])  # nothing close: no suggestion
+    assert code == 2 and err == f"error: argument --preset: expected one of {PRESET_LIST}, got 'chess'\n"
+    assert not list(tmp_path.iterdir())
+
+
 def test_replay_refuses_seats_steps_and_samples_out_of_range(record):
     code, err = run_cli(_replay, [str(record), "--seat", "3"])
     assert_refused(code, err, "--seat: expected 0..2, got 3")
@@ -396,6 +425,40 @@ def test_check_outputs_of_a_folder_refuses_one_holding_its_files(tmp_path, monke
     check_outputs({"--out": "new/deep"}, overwrite=False, files_in=names)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "full", "odd"]
     assert [p.name for p in Path("full").iterdir()] == ["b.png"]
+
+
+def test_check_outputs_of_a_whole_folder_replaces_only_a_folder_of_its_files(tmp_path, monkeypatch):
+    # A checkpoint directory is written aside and renamed over the old one: any other file in it would be lost.
+    monkeypatch.chdir(tmp_path)
+    names = ("policy.safetensors", "metadata.json")
+    Path("ckpt").mkdir()
+    Path("ckpt/policy.safetensors").write_bytes(b"w")
+    Path("ckpt/metadata.json").write_text("{}")
+    Path("empty").mkdir()
+    Path("run").mkdir()
+    for f in ("policy.safetensors", "config.yaml", "evals.jsonl", "notes.txt", "x.md"):
+        Path("run", f).write_text(f)
+    for folder in ("ckpt", "empty"):
+        _refused_output(
+            {"--out": folder},
+            f"--out: expected a folder that does not exist yet (pass --overwrite to replace it), got {folder!r} "
+            "(an existing folder)",
+            files_in=names,
+            whole_folder=True,
+        )
+    _refused_output(
+        {"--out": "run"},
+        "--out: expected a folder to replace that holds only policy.safetensors, metadata.json (--overwrite replaces "
+        "the folder whole), got 'run', which also holds config.yaml, evals.jsonl, notes.txt and 1 more",
+        files_in=names,
+        whole_folder=True,
+        overwrite=True,
+    )
+    check_outputs({"--out": "ckpt"}, overwrite=True, files_in=names, whole_folder=True)
+    check_outputs({"--out": "empty"}, overwrite=True, files_in=names, whole_folder=True)
+    check_outputs({"--out": "new/deep"}, overwrite=False, files_in=names, whole_folder=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt", "empty", "run"]
+    assert len(list(Path("run").iterdir())) == 5
 
 
 @PROC

@@ -15,8 +15,9 @@ from nothanks_env.baselines import NeverTakePolicy, RandomPolicy
 from nothanks_env.game import PASS, TAKE, Game, GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.records import GameRecord, record_from_game
+from training import play as rp_play
 from training import replay as rp
-from training.tui import Display, stream_input
+from training.tui import Display, seat_names, stream_input
 
 
 @pytest.fixture
@@ -257,3 +258,41 @@ def test_policy_option_refuses_a_special_cards_network_on_a_standard_record(fini
         "error: --policy: policies: expected policies that play pass/take (a standard table), got ['ppo-wildcards'] "
         "trained on special cards (125 actions)"
     )
+
+
+@pytest.mark.parametrize("style", ["plain", "rich"])
+def test_play_labels_the_human_you_and_replay_labels_every_seat_by_its_recorded_name(tmp_path: Path, style):
+    # play calls the human's seat "(you)"; the record stores "human", and replay names the seat so everywhere: its
+    # table legend (plain) or caption (rich) said "you" for whichever seat it showed, beside "player_1 (human)".
+    path = tmp_path / "game.json"
+    played = io.StringIO()
+    argv = ["--opponents", "heuristic", "random", "--seed", "3", "--seat", "1", "--save", str(path), "--plain"]
+    assert rp_play.main(argv, input_fn=stream_input(io.StringIO("t\n" * 40), played), out=played) == 0
+    assert GameRecord.load(path).agents == ("heuristic", "human", "random")
+    shown = played.getvalue()
+    assert "player_1 (you)" in shown and "(human)" not in shown
+    assert re.search(r"^player_1 \(you\)\s+\d+\s+\d", shown.split("== final results ==")[1], flags=re.M)
+    rec = GameRecord.load(path)
+    for seat, name in ((1, "player_1 (human)"), (0, "player_0 (heuristic)")):
+        text = re.sub(r"\x1b\[[0-9;]*m", "", step_text(rec, 3, seat, style))
+        assert name in text
+        assert not re.search(r"\byou\b", text), text
+        if style == "plain":
+            assert f"* = {name}" in text
+        else:
+            assert f"chips of {name}: " in text
+    out = io.StringIO()
+    assert rp.main([str(path), "--print-all", "--plain"], out=out) == 0
+    final = out.getvalue().split("final results")[-1]
+    assert re.findall(r"^player_\d \(\w+\)", final, flags=re.M) == [
+        "player_0 (heuristic)",
+        "player_1 (human)",
+        "player_2 (random)",
+    ]
+    assert not re.search(r"\byou\b", out.getvalue())
+
+
+def test_a_record_that_names_seats_by_seat_is_not_labelled_twice():
+    # The env's records (nothanks_v0 .record()) name each seat "player_i": replay showed "player_0 (player_0)".
+    assert seat_names(3, ["player_0", "player_1", "player_2"]) == ["player_0", "player_1", "player_2"]
+    assert seat_names(3, ["player_0", "human", "random"], you=1) == ["player_0", "player_1 (you)", "player_2 (random)"]

@@ -173,6 +173,26 @@ def test_policies_and_presets_are_listed(catalog):
     assert presets["open_removed"]["settings"]["removed_face_up"] == [10, 20, 30]
 
 
+def test_policy_descriptions_are_whole_sentences(catalog):
+    # They were the docstrings' first source lines: "... TAKE when out of chips; with", "... unless an opponent".
+    client = make_client(catalog)
+    described = {p["spec"]: p["description"] for p in client.get("/api/policies").json() if p["kind"] == "baseline"}
+    assert described["random"] == (
+        "Uniform over the legal actions: PASS or TAKE with probability 1/2 each, TAKE when out of chips; with "
+        "special cards, uniform over every legal id (bids, drops and choices)."
+    )
+    assert described["utility"] == (
+        "Utility bot: values a whole position, takes when taking raises its utility, milks unless an opponent "
+        "would take (our version of the utility bots that led a public bot tournament)."
+    )
+    assert described["heuristic"] == (
+        "Run-aware heuristic; the exact rule is in the module docstring of heuristic."  # no Sphinx markup
+    )
+    assert described["threshold"] == "Greedy threshold bot: TAKE iff Δ(c) − pot ≤ T, or when out of chips."
+    for spec, text in described.items():
+        assert text.endswith(".") and "\n" not in text and "`" not in text and "  " not in text, (spec, text)
+
+
 def test_catalog_refuses_an_extra_spec_that_does_not_load():
     with pytest.raises(ValueError, match="policy spec 'no-such-bot'"):
         PolicyCatalog(extra=["no-such-bot"], shipped=[])
@@ -532,6 +552,47 @@ def test_serve_cli_refuses_bad_arguments(capsys):
         serve.main(["--max-games", "0"])
     assert e.value.code == 2  # refused while parsing, naming the flag (GameStore's own check stays for the API)
     assert capsys.readouterr().err == "error: argument --max-games: expected an int in 1..100000, got 0\n"
+
+
+def test_serve_cli_refuses_a_port_in_use_with_one_error_line_before_uvicorn_starts(capsys, monkeypatch):
+    # This used to end in uvicorn's own log line and exit code 3, with no error: line.
+    import socket
+
+    import uvicorn
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("uvicorn was started")
+
+    monkeypatch.setattr(uvicorn.Server, "run", no_server)
+    monkeypatch.setattr(uvicorn, "run", no_server)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as e:
+            serve.main(["--port", str(port)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith(
+        f"error: --port {port}: expected a free port, got one already in use on 127.0.0.1 (Address already in use"
+    )
+
+
+def test_serve_cli_hands_its_bound_socket_to_uvicorn(monkeypatch, capsys):
+    import uvicorn
+
+    seen = {}
+
+    def fake_run(self, sockets=None):
+        seen["port"] = sockets[0].getsockname()[1]
+        seen["config_port"] = self.config.port
+        self.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", fake_run)
+    assert serve.main(["--port", "0", "--log-level", "warning"]) == 0
+    assert 0 < seen["port"] == seen["config_port"]
+    assert capsys.readouterr().out.startswith(f"No Thanks! on http://127.0.0.1:{seen['port']}/")
 
 
 # ---------------------------------------------------------------------------------------------- wildcards

@@ -134,7 +134,9 @@ def add_overwrite_argument(
     parser.add_argument("--overwrite", action="store_true", help=help)
 
 
-def check_outputs(outputs: Mapping[str, str | None], *, overwrite: bool, files_in: Sequence[str] = ()) -> None:
+def check_outputs(
+    outputs: Mapping[str, str | None], *, overwrite: bool, files_in: Sequence[str] = (), whole_folder: bool = False
+) -> None:
     """Refuse, before any long work, output paths that could not be written or would replace a saved file.
 
     Missing parent folders are fine when they can be created (the commands create them when writing).
@@ -144,11 +146,15 @@ def check_outputs(outputs: Mapping[str, str | None], *, overwrite: bool, files_i
             file path, or, with ``files_in``, a folder that receives the files named there.
         overwrite: whether existing output files may be replaced (the command's ``--overwrite``).
         files_in: the names of the files each folder of ``outputs`` receives (empty: ``outputs`` are files).
+        whole_folder: with ``files_in``, each folder is written whole and replaces an existing one (a checkpoint
+            directory, written aside and renamed): a folder that exists is refused without ``overwrite``, and
+            with it too if it holds anything but ``files_in`` (that would be lost).
 
     Raises:
         ValueError: ``"<flag>: expected ..., got ..."`` for an empty or blank path; a file path that is a
             directory, or a folder path that is a file or the filesystem root; a file that exists (a folder
-            that holds one of ``files_in``) without ``overwrite``; a parent that is a file, or a folder that
+            that holds one of ``files_in``, or with ``whole_folder`` any folder) without ``overwrite``; with
+            ``whole_folder``, a folder that holds other files; a parent that is a file, or a folder that
             cannot be written to; two flags given the same file.
     """
     seen: dict[Path, str] = {}
@@ -160,7 +166,7 @@ def check_outputs(outputs: Mapping[str, str | None], *, overwrite: bool, files_i
             raise ValueError(f"{flag}: expected a {kind} path, got {text!r} (an empty path)")
         path = Path(text)
         if files_in:
-            _check_folder(flag, text, path, files_in, overwrite)
+            _check_folder(flag, text, path, files_in, overwrite, whole_folder)
             continue
         if os.path.isdir(path):
             raise ValueError(f"{flag}: expected a file path, got the directory {text!r}")
@@ -176,12 +182,27 @@ def check_outputs(outputs: Mapping[str, str | None], *, overwrite: bool, files_i
         seen[key] = flag
 
 
-def _check_folder(flag: str, text: str, folder: Path, names: Sequence[str], overwrite: bool) -> None:
-    """:func:`check_outputs` for a folder receiving the files ``names``."""
+def _check_folder(flag: str, text: str, folder: Path, names: Sequence[str], overwrite: bool, whole: bool) -> None:
+    """:func:`check_outputs` for a folder receiving the files ``names`` (``whole``: replacing the folder whole)."""
     if os.path.lexists(folder) and not os.path.isdir(folder):
         raise ValueError(f"{flag}: expected a directory, got the file {text!r}")
     if folder.resolve() == Path(folder.resolve().anchor):
         raise ValueError(f"{flag}: expected a folder other than the filesystem root, got {text!r}")
+    if whole and os.path.isdir(folder):
+        if not overwrite:
+            raise ValueError(
+                f"{flag}: expected a folder that does not exist yet (pass --overwrite to replace it), got {text!r} "
+                "(an existing folder)"
+            )
+        others = sorted(set(os.listdir(folder)) - set(names))
+        if others:
+            shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            raise ValueError(
+                f"{flag}: expected a folder to replace that holds only {', '.join(names)} (--overwrite replaces the "
+                f"folder whole), got {text!r}, which also holds {shown}"
+            )
+        _check_writable(flag, text, folder.parent)  # written beside it, then renamed over it
+        return
     inside = [name for name in names if os.path.isdir(folder / name)]
     if inside:
         raise ValueError(
@@ -193,7 +214,7 @@ def _check_folder(flag: str, text: str, folder: Path, names: Sequence[str], over
             f"{flag}: expected a folder without {', '.join(names)} (pass --overwrite to replace them), got {text!r}, "
             f"which holds {', '.join(present)}"
         )
-    _check_writable(flag, text, folder)
+    _check_writable(flag, text, folder.parent if whole else folder)
 
 
 def _check_writable(flag: str, text: str, folder: Path) -> None:

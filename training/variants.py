@@ -18,13 +18,26 @@ from __future__ import annotations
 import argparse
 
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig
-from nothanks_env.presets import PRESETS, resolve_config
+from nothanks_env.presets import PRESETS, preset_problem, resolve_config
 from training.cli import int_in
+
+
+def preset_name(text: str) -> str:
+    """An argparse ``type`` for ``--preset``: ``text`` if it names a preset, else an error that lists the presets,
+    shows ``text`` and suggests the closest name (argparse names the option)."""
+    problem = preset_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+PRESET_HELP = f"rule variant, one of {', '.join(sorted(PRESETS))} (default standard)"
+"""The help of every ``--preset`` option."""
 
 
 def add_variant_arguments(ap: argparse.ArgumentParser) -> None:
     """Add ``--preset``, ``--players``, ``--deals`` and ``--opponent-chips`` to ``ap``."""
-    ap.add_argument("--preset", default="standard", help=f"rule variant, one of {', '.join(sorted(PRESETS))}")
+    ap.add_argument("--preset", default="standard", type=preset_name, help=PRESET_HELP)
     players = int_in(MIN_PLAYERS, MAX_PLAYERS)
     ap.add_argument("--players", type=players, help="table size 3..7 (default: the preset's, 3 for standard)")
     ap.add_argument("--deals", type=int_in(1), help="deals per match (default: the preset's, 1 for standard)")

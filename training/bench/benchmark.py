@@ -312,8 +312,9 @@ def bench_env(args: argparse.Namespace) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; add a sub-command with ``subparsers.add_parser(...).set_defaults(func=...)``."""
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
-    from nothanks_env.presets import PRESETS
     from training.cli import Parser, int_in, positive_float
+    from training.scale.ray_backend import ray_address
+    from training.variants import PRESET_HELP, preset_name
 
     players = int_in(MIN_PLAYERS, MAX_PLAYERS)
     parser = Parser(prog="python -m training.benchmark", description=__doc__.split("\n")[0])
@@ -324,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--players", type=players, nargs="+", default=[3, 5, 7], help="player counts (default 3 5 7)")
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
-    p.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rule variant (default standard)")
+    p.add_argument("--preset", default="standard", type=preset_name, help=PRESET_HELP)
     p.set_defaults(func=bench_env)
 
     p = subparsers.add_parser("gym", help="steps/s and decisions/s of the Gymnasium single and vector envs")
@@ -354,7 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, default=5, help="timed training iterations after one warm-up")
     p.add_argument("--env-runners", type=int, default=0, help="remote EnvRunners (0: sample in the driver)")
     p.add_argument("--envs-per-runner", type=int, default=8, help="games per EnvRunner")
-    p.add_argument("--address", default="local", help="Ray address (default: embedded on this machine)")
+    p.add_argument(
+        "--address", default="local", type=ray_address, help="Ray address (default: embedded on this machine)"
+    )
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override configs/rllib.yaml")
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or this process's CPU time")
     p.set_defaults(func=_bench_rllib)
@@ -454,21 +457,18 @@ def _bench_rllib(args: argparse.Namespace) -> None:
 
 
 def check_serve_args(args: argparse.Namespace) -> None:
-    """Refuse, before any server starts, a ``serve`` run the server would refuse: an unknown ``--preset``, a
-    number of ``--opponents`` that makes no table, or an opponent spec that does not load or cannot play the
-    table (its size, or special cards).
+    """Refuse, before any server starts, a ``serve`` run the server would refuse: a number of ``--opponents`` that
+    makes no table, or an opponent spec that does not load or cannot play the table (its size, or special cards).
+    An unknown ``--preset`` is refused while parsing (:func:`training.variants.preset_name`).
 
     Raises:
         SystemExit: after one ``error:`` line (:func:`training.cli.refuse`), with code 2.
     """
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, RuleError
-    from nothanks_env.presets import PRESETS
     from nothanks_env.specs import load_policy
     from training.cli import load_spec
     from training.evaluation.evaluate import check_plays
 
-    if args.preset not in PRESETS:
-        refuse(f"--preset: expected one of {sorted(PRESETS)}, got {args.preset!r}")
     k = len(args.opponents)
     if not MIN_PLAYERS - 1 <= k <= MAX_PLAYERS - 1:
         refuse(

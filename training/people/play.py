@@ -381,6 +381,7 @@ def default_record_path(preset: str, seed: int, when: datetime) -> Path:
 def build_parser() -> argparse.ArgumentParser:
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
     from training.cli import Parser, add_overwrite_argument, int_in
+    from training.variants import PRESET_HELP, preset_name
 
     p = Parser(
         prog="python -m training.play",
@@ -394,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seats at the table, 3..7 (default: the preset's count if it sets one, else one more than "
                    "the number of --opponents, else 3)")  # fmt: skip
     p.add_argument("--seat", type=int_in(0), help="your seat, 0..players-1 (default: drawn from the seed)")
-    p.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rule variant (default standard)")
+    p.add_argument("--preset", default="standard", type=preset_name, help=PRESET_HELP)
     p.add_argument("--deals", type=int_in(1, 1000), help="deals in the match (default: the preset's)")
     p.add_argument(
         "--seed", type=int_in(0, 2**63 - 1), help="seeds the deals, your seat and the opponents (default: random)"

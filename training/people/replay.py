@@ -148,7 +148,8 @@ def show_step(
         display.line("last: " + describe(last, f"player_{last.seat}", cfg))
         if last.deal_index != game.deal_index or game.is_over:
             display.grid(*deal_summary(game, last.deal_index, names), title=f"deal {last.deal_index + 1} over")
-    display.table(game, seat=seat, names=names)
+    viewer = "" if seat is None else names[seat]  # the legend names the seat shown, as recorded: not "you"
+    display.table(game, seat=seat, names=names, viewer=viewer)
     if game.is_over:
         header, rows, winners = final_results(game, names)
         display.grid(header, rows, title="final results")

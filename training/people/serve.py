@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import socket
 import sys
 import threading
@@ -30,6 +31,43 @@ from typing import Any
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+STARTUP_FAILURE = 3
+"""Exit status when uvicorn does not start (uvicorn's own), e.g. the app fails to load."""
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``(host, port)`` as uvicorn binds one (IPv6 for a host with ``:``, SO_REUSEADDR), to
+    hand to ``uvicorn.Server.run(sockets=...)``: binding it first finds a port in use before the server starts.
+
+    Raises:
+        OSError: if it cannot be bound (``errno.EADDRINUSE``: the port is in use), or the host does not resolve.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY only on sockets that say so; without it Nagle and delayed
+    # ACKs added about 40 ms to every response on a kept-alive connection.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def bind_error(host: str, port: int, error: OSError) -> str:
+    """The ``error:`` message for a ``--host``/``--port`` that :func:`listening_socket` could not bind."""
+    reason = error.strerror or str(error)
+    if error.errno == errno.EADDRINUSE:
+        return f"--port {port}: expected a free port, got one already in use on {host} ({reason})"
+    if error.errno == errno.EACCES:
+        return (
+            f"--port {port}: expected a port this user may listen on (1024 and above), got a privileged one ({reason})"
+        )
+    return (
+        f"--host {host}: expected an address of this machine to listen on (e.g. 127.0.0.1 or 0.0.0.0), got one it "
+        f"cannot bind ({reason})"
+    )
 
 
 @contextlib.contextmanager
@@ -43,11 +81,7 @@ def serve_in_background(app: Any, host: str = DEFAULT_HOST, port: int = 0) -> It
     """
     import uvicorn
 
-    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY only on sockets that say so; without it Nagle and delayed
-    # ACKs added about 40 ms to every response on a kept-alive connection.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    sock = listening_socket(host, port)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -93,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status. Bad arguments or an opponent spec that does not load exit with 2."""
+    """Entry point; returns the exit status. Bad arguments, an opponent spec that does not load, or a ``--host`` and
+    ``--port`` that cannot be bound (a port in use) exit with 2 after one ``error:`` line, before the server starts."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -114,10 +149,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         catalog = PolicyCatalog(extra=args.opponents)
     except (ValueError, OSError) as e:
         parser.error(f"--opponents: {e}")
+    try:  # bound here, then handed to uvicorn: a port in use is one error line, not uvicorn's exit code 3
+        sock = listening_socket(args.host, args.port)
+    except OSError as e:
+        parser.error(bind_error(args.host, args.port, e))
+    port = sock.getsockname()[1]  # --port 0: the port the system chose
     app = create_app(catalog, store, records_dir=args.records)
-    print(f"No Thanks! on http://{args.host}:{args.port}/  (API docs at /docs; Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
-    return 0
+    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level))
+    print(f"No Thanks! on http://{args.host}:{port}/  (API docs at /docs; Ctrl-C stops)", flush=True)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn raises the Ctrl-C it handled again once it has shut down, as uvicorn.run does
+        pass
+    finally:
+        sock.close()
+    return 0 if server.started else STARTUP_FAILURE
 
 
 if __name__ == "__main__":

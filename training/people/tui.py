@@ -76,7 +76,8 @@ def policy_name(policy: object) -> str:
 
 
 def seat_names(num_players: int, agents: Sequence[str] | None = None, you: int | None = None) -> list[str]:
-    """Display names by seat: ``player_i``, with ``(you)`` or the agent's name in brackets.
+    """Display names by seat: ``player_i``, with ``(you)`` or the agent's name in brackets (none when the agent's
+    name is the seat's own, as the env's records name seats).
 
     Args:
         num_players: seats at the table.
@@ -86,7 +87,7 @@ def seat_names(num_players: int, agents: Sequence[str] | None = None, you: int |
     names = []
     for i in range(num_players):
         label = "you" if i == you else (agents[i] if agents is not None else None)
-        names.append(f"player_{i}" + (f" ({label})" if label else ""))
+        names.append(f"player_{i}" + (f" ({label})" if label and label != f"player_{i}" else ""))
     return names
 
 
@@ -229,16 +230,18 @@ class Display:
             table.add_row(*r)
         self.console.print(table)
 
-    def table(self, game: Game, *, seat: int | None, names: Sequence[str]) -> None:
-        """The table now: from ``seat``'s view (hidden information hidden), or everything if ``seat`` is None."""
+    def table(self, game: Game, *, seat: int | None, names: Sequence[str], viewer: str = "you") -> None:
+        """The table now: from ``seat``'s view (hidden information hidden), or everything if ``seat`` is None.
+
+        ``viewer`` is who that seat is, as the legend names it: ``you`` at play, the seat's name in a replay."""
         if self.console is None:
             view = None if seat is None else game.seat_view(seat)
-            self.line(render_table(view, game, full=seat is None))
+            self.line(render_table(view, game, full=seat is None, viewer=viewer))
             return
         if seat is None:
             self.console.print(_rich_full_table(game, names))
         else:
-            self.console.print(_rich_seat_table(game.seat_view(seat), names, game.is_over))
+            self.console.print(_rich_seat_table(game.seat_view(seat), names, game.is_over, viewer))
 
 
 def _title(deal_index: int, num_deals: int, face_up: int | None, pot: int, left: int, special: str = "") -> Text:
@@ -260,7 +263,7 @@ def _new_table(title: Text, multi: bool) -> Table:
     return table
 
 
-def _rich_seat_table(view: SeatView, names: Sequence[str], over: bool) -> Table:
+def _rich_seat_table(view: SeatView, names: Sequence[str], over: bool, viewer: str = "you") -> Table:
     """Built from the seat view only, so nothing hidden from that seat can reach the screen."""
     cfg = view.config
     special = face_up_line(view) if cfg.special_cards and view.phase != "offer" and not over else ""
@@ -276,7 +279,7 @@ def _rich_seat_table(view: SeatView, names: Sequence[str], over: bool) -> Table:
         if cfg.num_deals > 1:
             cells.append(str(view.match_penalties[i]))
         table.add_row(*cells, style="bold cyan" if i == view.seat else None)
-    notes = [f"your chips: {view.own_chips}"]
+    notes = [f"your chips: {view.own_chips}" if viewer == "you" else f"chips of {viewer}: {view.own_chips}"]
     if view.removed_face_up:
         notes.append(f"removed face up: {format_runs(view.removed_face_up)}")
     if view.discarded:

@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # pragma: no cover
 LOCAL = "local"
 """The address that starts an embedded Ray on this machine (``--ray`` without a value)."""
 
+ADDRESS_FORMS = "'local', 'auto', HOST:PORT or ray://HOST:PORT (PORT a number 1..65535)"
+"""The Ray addresses :func:`connect` takes, as error messages name them."""
+
 
 def require_ray() -> Any:
     """Import and return :mod:`ray`.
@@ -44,6 +47,60 @@ def require_ray() -> Any:
     return ray
 
 
+def _host_port(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of a ``HOST:PORT`` or ``ray://HOST:PORT`` address; None for ``local`` and ``auto``.
+
+    Raises:
+        ValueError: ``"expected <ADDRESS_FORMS>, got '<address>' (<what is wrong>)"``: no host, no port, or a port
+            that is not a number in 1..65535.
+    """
+    if address in (LOCAL, "auto"):
+        return None
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not address.strip():
+        problem = "an empty address"
+    elif not rest.strip() or (sep and not host.strip("[] ")):
+        problem = "no host"
+    elif not sep or host.endswith(":"):  # no colon, or an IPv6 address without [brackets]:PORT
+        problem = "no port"
+    elif not port.isdigit():
+        problem = f"port {port!r} is not a number"
+    elif not 0 < int(port) < 65536:
+        problem = f"port {port} is out of range"
+    else:
+        return host, int(port)
+    raise ValueError(f"expected {ADDRESS_FORMS}, got {address!r} ({problem})")
+
+
+def check_address(address: str) -> tuple[str, int] | None:
+    """Refuse a malformed Ray address at once, before any connection attempt (Ray's own messages for these are
+    long, and it retries some of them for minutes).
+
+    Returns:
+        ``(host, port)`` of a ``HOST:PORT`` or ``ray://HOST:PORT`` address; None for ``local`` and ``auto``.
+
+    Raises:
+        ValueError: ``"Ray address: expected ..., got '<address>' (<what is wrong>)"``.
+    """
+    try:
+        return _host_port(address)
+    except ValueError as e:
+        raise ValueError(f"Ray address: {e}") from None
+
+
+def ray_address(text: str) -> str:
+    """An argparse ``type`` for a Ray address (``--ray ADDR``, ``--address ADDR``): ``text`` if its form is one
+    :func:`connect` takes, else an error that argparse prefixes with the option's name."""
+    import argparse
+
+    try:
+        _host_port(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def check_reachable(address: str, timeout: float = 5.0) -> None:
     """Raise ConnectionError at once if nothing accepts a TCP connection at a ``HOST:PORT`` or ``ray://HOST:PORT``
     address (``local`` and ``auto`` are not checked: Ray finds those itself, and fails fast when it cannot).
@@ -53,17 +110,17 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
         timeout: seconds to wait for the connection, per address the host resolves to.
 
     Raises:
+        ValueError: for a malformed address (:func:`check_address`), before any connection attempt.
         ConnectionError: naming the address and what the connection attempt got.
     """
     import socket
 
-    if address in (LOCAL, "auto"):
+    host_port = check_address(address)
+    if host_port is None:
         return
-    host, sep, port = address.removeprefix("ray://").rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        return  # a form Ray reads otherwise (it names its own error)
+    host, port = host_port
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        socket.create_connection((host.strip("[]"), port), timeout=timeout).close()
     except OSError as e:
         raise ConnectionError(
             f"Ray address {address!r}: expected a running cluster there, got no answer on {host}:{port} ({e})"
@@ -78,13 +135,12 @@ def connect(address: str = LOCAL, *, num_cpus: int | None = None) -> Any:
         num_cpus: CPUs an embedded Ray may use (ignored when joining a cluster, which has its own).
 
     Raises:
-        ValueError: if ``address`` is empty.
+        ValueError: if ``address`` is not of a form above (:func:`check_address`), before any connection attempt.
         ConnectionError: if no cluster answers at ``address``: nothing listening at a ``HOST:PORT``
             (:func:`check_reachable`, at once), or Ray's own message.
     """
+    check_address(address)
     ray = require_ray()
-    if not address:
-        raise ValueError("Ray address: expected 'local', 'auto', HOST:PORT or ray://HOST:PORT, got ''")
     if ray.is_initialized():
         return ray
     check_reachable(address)  # Ray itself retries an unreachable HOST:PORT for minutes
@@ -143,6 +199,7 @@ def add_ray_argument(parser: Any) -> None:
         nargs="?",
         const=LOCAL,
         default=None,
+        type=ray_address,
         metavar="ADDR",
         help="run the chunks of games as Ray tasks: alone, on Ray embedded on this machine (--workers CPUs); "
         "with ADDR (auto, HOST:6379, ray://HOST:10001) on that cluster. Same results as without it.",

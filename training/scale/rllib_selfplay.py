@@ -70,6 +70,8 @@ __all__ = ["RLlibConfig", "RLlibTrainer", "SnapshotCallback", "algorithm_config"
 
 STEP_DIR = "step_"
 STATE_FILE = "nothanks_state.json"
+EXPORT_FILES: tuple[str, ...] = (ckpt.WEIGHTS_FILE, ckpt.METADATA_FILE, ckpt.TRAIN_STATE_FILE)
+"""The files of a checkpoint directory: all that ``--export PATH --out DIR --overwrite`` may replace in DIR."""
 
 RESUME_FIXED: tuple[str, ...] = ("env.chip_memory", "env.behaviour", "ppo.net_arch", "ppo.activation")
 """Config keys a ``--resume`` may not change: the modules' inputs and shape, which RLlib's checkpoint holds."""
@@ -253,19 +255,24 @@ def _step(p: Path) -> int:
     return int(p.name[len(STEP_DIR) :])
 
 
-def export(path: str | Path, out: str | Path) -> Path:
+def export(path: str | Path, out: str | Path, *, overwrite: bool = False) -> Path:
     """Export the learner of an RLlib checkpoint (or a run folder's newest) to our checkpoint format.
 
     Reads the module's weights through RLlib's own ``RLModule.from_checkpoint``; the run's config comes
     from the checkpoint's ``nothanks_state.json``, and with it ``behaviour`` (and ``chip_memory``) in the
     export's metadata, which loaders encode observations with.
 
+    Args:
+        path: a run folder, or one of its ``rllib/step_<N>`` checkpoints.
+        out: the checkpoint directory to write.
+        overwrite: replace ``out`` if it exists (the command line checks first that it holds only a checkpoint).
+
     Returns:
         ``out``, a directory with ``policy.safetensors`` and ``metadata.json``.
 
     Raises:
         FileNotFoundError: if ``path`` holds no RLlib checkpoint of ours.
-        FileExistsError: if ``out`` exists.
+        FileExistsError: if ``out`` exists and ``overwrite`` is false.
         CheckpointError: if the module's input size is not that of the config's observation.
     """
     from ray.rllib.core.rl_module.rl_module import RLModule
@@ -278,7 +285,8 @@ def export(path: str | Path, out: str | Path) -> Path:
     # absolute: RLlib reads a relative path as a URI and fails on its empty scheme ("runs/..." as the README has it)
     module = RLModule.from_checkpoint((src / "learner_group" / "learner" / "rl_module" / LEARNER).resolve())
     meta = checkpoint_metadata(cfg, state["run"], state["env_steps"], state.get("last_eval"))
-    return ckpt.save_checkpoint(out, checked_actor(actor_weights(module), cfg, f"RLlib checkpoint {src}"), meta)
+    weights = checked_actor(actor_weights(module), cfg, f"RLlib checkpoint {src}")
+    return ckpt.save_checkpoint(out, weights, meta, overwrite=overwrite)
 
 
 # --------------------------------------------------------------------------- the run
@@ -507,7 +515,8 @@ def new_run_dir(cfg: RLlibConfig) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from training.cli import Parser
+    from training.cli import Parser, add_overwrite_argument
+    from training.scale.ray_backend import ray_address
 
     p = Parser(
         prog="python -m training.rllib_selfplay",
@@ -516,25 +525,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("config", nargs="?", help="YAML config (default configs/rllib.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config value")
-    p.add_argument("--address", default="local", help="Ray cluster to join (auto, HOST:6379, ray://HOST:10001); "
+    p.add_argument("--address", default="local", type=ray_address,
+                   help="Ray cluster to join (auto, HOST:6379, ray://HOST:10001); "
                    "default: start Ray embedded on this machine")  # fmt: skip
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its newest RLlib checkpoint")
     p.add_argument("--export", metavar="PATH", help="export a run folder's (or RLlib checkpoint's) learner, then exit")
     p.add_argument("--out", metavar="DIR", help="with --export: the checkpoint directory to write")
+    add_overwrite_argument(p, help="with --export: replace an existing --out checkpoint (refused otherwise)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input)."""
+    from training.cli import check_outputs
+
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         rest, dotted = split_dotted_flags(argv)
         args = build_parser().parse_args(rest)
         overrides = [*args.set, *dotted]
+        if args.overwrite and not args.export:
+            raise ConfigError("--overwrite: expected with --export (it replaces an existing --out), got it without")
         if args.export:
             if not args.out:
                 raise ConfigError("--export: expected --out DIR for the exported checkpoint, got none")
-            print(f"exported: {export(args.export, args.out)}")
+            # before the checkpoint is read: a checkpoint replaced only with --overwrite, never another folder
+            try:
+                check_outputs({"--out": args.out}, overwrite=args.overwrite, files_in=EXPORT_FILES, whole_folder=True)
+            except ValueError as e:  # only this check's: a ValueError from RLlib itself stays a traceback
+                raise ConfigError(str(e)) from e
+            print(f"exported: {export(args.export, args.out, overwrite=args.overwrite)}")
             return 0
         if args.resume is not None:
             run_dir = runs.resume_dir(args.resume, args.config)

@@ -230,11 +230,13 @@ def ranking(results: Any, keys: Sequence[str]) -> str:
 # --------------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
     from training.cli import Parser
+    from training.scale.ray_backend import ray_address
 
     p = Parser(prog="python -m training.sweep", description=__doc__.split("\n\n")[0])
     p.add_argument("config", nargs="?", default=str(CONFIG_DIR / "sweep.yaml"), help="sweep file (configs/sweep.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a sweep-file value")
-    p.add_argument("--address", default="local", help="Ray cluster to join (auto, HOST:6379, ray://HOST:10001); "
+    p.add_argument("--address", default="local", type=ray_address,
+                   help="Ray cluster to join (auto, HOST:6379, ray://HOST:10001); "
                    "default: start Ray embedded on this machine")  # fmt: skip
     p.add_argument("--resume", metavar="SWEEP_DIR", help="finish an interrupted sweep from its folder")
     return p

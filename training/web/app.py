@@ -38,7 +38,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError, describe_action
-from nothanks_env.presets import PRESETS, resolve_config
+from nothanks_env.presets import PRESETS, preset_problem, resolve_config
 from nothanks_env.records import GameRecord, RecordError, replay
 from training.people.replay import action_probabilities, game_at
 from training.web.games import GameStore, PolicyCatalog, Session, WebError, new_session, play_match
@@ -143,8 +143,9 @@ class MatchRequest(BaseModel):
 
 
 def _preset_config(preset: str, players: int | None) -> GameConfig:
-    if preset not in PRESETS:
-        raise WebError(f"preset: expected one of {sorted(PRESETS)}, got {preset!r}", 422)
+    problem = preset_problem(preset)
+    if problem is not None:
+        raise WebError(f"preset: {problem}", 422)
     try:
         config = resolve_config(num_players=players, preset=preset)
     except RuleError as e:

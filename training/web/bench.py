@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from training.cli import int_in
+from training.variants import PRESET_HELP, preset_name
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opponents", nargs="+", default=["ppo-3p", "ppo-3p"], metavar="SPEC",
                    help="one policy spec per opponent (default ppo-3p ppo-3p); players = opponents + 1")  # fmt: skip
     p.add_argument("--moves", type=int_in(1), default=100, help="timed moves (default 100)")
-    p.add_argument("--preset", default="standard", help="rule variant (default standard)")
+    p.add_argument("--preset", default="standard", type=preset_name, help=PRESET_HELP)
     p.add_argument("--seed", type=int_in(0), default=0, help="seeds the games and the human's random actions")
 
 

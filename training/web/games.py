@@ -14,7 +14,9 @@ it cannot load a file or import a module of its choosing.
 
 from __future__ import annotations
 
+import inspect
 import random
+import re
 import secrets
 import threading
 import time
@@ -67,6 +69,16 @@ class Conflict(WebError):
     status = 409
 
 
+def doc_summary(obj: object) -> str:
+    """The first paragraph of ``obj``'s docstring on one line, as plain text: whole sentences, never cut at the
+    end of a source line (a summary often runs over two); Sphinx markup (``:mod:`x```, double backquotes)
+    becomes its text. Empty without a docstring."""
+    first = inspect.cleandoc(getattr(obj, "__doc__", None) or "").split("\n\n")[0]
+    text = " ".join(first.split())
+    text = re.sub(r":[a-z]+:`~?\.?([^`]+)`", r"\1", text)  # :mod:`.heuristic` -> heuristic
+    return text.replace("``", "")
+
+
 @dataclass(frozen=True)
 class PolicyInfo:
     """One policy that can be seated: ``spec`` as accepted by :func:`training.specs.load_policy`."""
@@ -98,7 +110,7 @@ class PolicyCatalog:
             shipped = list(SHIPPED)
         self.policies: dict[str, PolicyInfo] = {}
         for spec in BASELINE_SPECS:
-            summary = (BASELINES[spec].__doc__ or "").strip().split("\n")[0].replace(":mod:", "")
+            summary = doc_summary(BASELINES[spec])
             special = bool(getattr(BASELINES[spec], "plays_special_cards", False))
             self.policies[spec] = PolicyInfo(spec, "baseline", summary, None, special)
         for spec in shipped:
