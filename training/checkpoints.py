@@ -46,6 +46,7 @@ FORMAT_VERSION = 1
 
 SHIPPED: dict[str, Path] = {
     "ppo-3p": CHECKPOINT_DIR / "ppo-3p",
+    "ppo-3p-v6": CHECKPOINT_DIR / "ppo-3p-v6",
     "ppo-3p-v5": CHECKPOINT_DIR / "ppo-3p-v5",
     "ppo-3p-v4": CHECKPOINT_DIR / "ppo-3p-v4",
     "ppo-3p-v3": CHECKPOINT_DIR / "ppo-3p-v3",
@@ -53,6 +54,8 @@ SHIPPED: dict[str, Path] = {
     "ppo-3p-v1": CHECKPOINT_DIR / "ppo-3p-v1",
     "ppo-4p": CHECKPOINT_DIR / "ppo-45",
     "ppo-5p": CHECKPOINT_DIR / "ppo-45",
+    "ppo-4p-v4": CHECKPOINT_DIR / "ppo-45-v4",
+    "ppo-5p-v4": CHECKPOINT_DIR / "ppo-45-v4",
     "ppo-4p-v3": CHECKPOINT_DIR / "ppo-45-v3",
     "ppo-5p-v3": CHECKPOINT_DIR / "ppo-45-v3",
     "ppo-4p-v2": CHECKPOINT_DIR / "ppo-45-v2",
@@ -63,13 +66,13 @@ SHIPPED: dict[str, Path] = {
     "ppo-wildcards": CHECKPOINT_DIR / "ppo-wildcards",
 }
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories (``ppo-4p`` and
-``ppo-5p`` are one network trained on 4- and 5-player tables together; ``-v3`` the one they replaced,
-``-v2`` the one before it, and so on; ``ppo-3p-v5`` the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v4`` the one
+``ppo-5p`` are one network trained on 4- and 5-player tables together; ``-v4`` the one they replaced,
+``-v3`` the one before it, and so on; ``ppo-3p-v6`` the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v5`` the one
 before it, and so on; ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3 players)."""
 
 SHIPPED_SPECS: dict[str, str] = {
     # the rollout its table was measured with; when ppo-3p is replaced, pin this to the old network's new name
-    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p",
+    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p-v6",
 }
 """Short names of shipped agents that are compositions of other policies -> the policy spec they stand for
 (:func:`training.specs.load_policy` resolves them)."""
