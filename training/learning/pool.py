@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import torch
@@ -38,7 +38,7 @@ class Member:
 
 
 Weighting = Literal["hard", "variance", "uniform", "target"]
-WEIGHTINGS = ("hard", "variance", "uniform", "target")
+WEIGHTINGS: tuple[str, ...] = get_args(Weighting)
 
 
 def pfsp_weight(x: np.ndarray, weighting: Weighting, power: float) -> np.ndarray:
@@ -325,20 +325,23 @@ class OpponentPool:
             k = int(here.sum())  # seats it filled (a member in two seats of a game counts twice)
             decay = (1.0 - 1.0 / self.window) ** k  # k updates at once, each by the mean of the k
             self.score[name] = decay * self.score.get(name, 0.5) + (1 - decay) * float(x[here].mean())
-            # the win rate is the plain mean of every game so far until `window` games, then the same EMA:
-            # an EMA started from the first games alone (the shortest of the first deals) stays biased
-            # for thousands of games against a member that is rarely drawn
-            seen = self.games[name]
-            rate_decay = min(decay, seen / (seen + k))
-            self.win_rate[name] = rate_decay * self.win_rate.get(name, 0.0) + (1 - rate_decay) * float(win[here].mean())
+            self.win_rate[name] = self._mean_update(self.win_rate.get(name, 0.0), self.games[name], win[here])
             table = here & alone
             if table.any():  # the same mean, over its one-member tables only
-                kt, seen = int(table.sum()), self.table_games[name]
-                d = min((1.0 - 1.0 / self.window) ** kt, seen / (seen + kt))
-                self.table_rate[name] = d * self.table_rate.get(name, 0.0) + (1 - d) * float(win[table].mean())
-                self.table_games[name] += kt
+                old = self.table_rate.get(name, 0.0)
+                self.table_rate[name] = self._mean_update(old, self.table_games[name], win[table])
+                self.table_games[name] += int(table.sum())
             self.games[name] += k
         self._probs = None
+
+    def _mean_update(self, old: float, seen: int, new: np.ndarray) -> float:
+        """A win rate after ``len(new)`` more games (float64 win shares), ``seen`` games behind ``old``: the
+        plain mean of every game until ``window`` of them, then the moving average the score uses. An EMA
+        started from the first games alone (the shortest of the first deals) stays biased for thousands of
+        games against a member that is rarely drawn."""
+        k = len(new)
+        decay = min((1.0 - 1.0 / self.window) ** k, seen / (seen + k))
+        return decay * old + (1 - decay) * float(new.mean())
 
     def league(self) -> dict[str, dict[str, float]]:
         """Per scripted member (and ``snapshots``): ``win_rate`` (EMA of the learner's win share against it),
