@@ -89,7 +89,7 @@ def test_overrides_and_dotted_flags():
         ),
         (
             "pool: {scripted: {random: 1}, league: {targets: {random: 0.9}}}",
-            "pool.league.targets: only used with league.weighting 'target', got weighting 'hard'",
+            "pool.league.targets: only used with pool.league.weighting 'target', got weighting 'hard'",
         ),
         ("pool: {league: {temperature: 0}}", "pool.league.temperature: expected a number > 0.0, got 0"),
         (

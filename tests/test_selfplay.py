@@ -248,7 +248,9 @@ def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_a_misfit(smoke
     assert "run.init_from 'ppo-4p-v2': trained for [4, 5] players, expected one that covers" in capsys.readouterr().err
     # ppo-3p reads the behaviour record; a config without it cannot drop those inputs
     assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-3p"]) == 2
-    assert "run.init_from 'ppo-3p': has behaviour=True, expected this config's False" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "run.init_from 'ppo-3p': has behaviour=True, expected this config's False" in err
+    assert "add --set env.behaviour=true" in err
     assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.init_from=ppo-wildcards"]) == 2
     assert "run.init_from 'ppo-wildcards': trained on special cards (125 actions), expected a checkpoint of the " \
         "standard game (2 actions)" in capsys.readouterr().err  # fmt: skip

@@ -590,6 +590,9 @@ def test_serve_cli_hands_its_bound_socket_to_uvicorn(monkeypatch, capsys):
         self.started = True
 
     monkeypatch.setattr(uvicorn.Server, "run", fake_run)
+    # uvicorn.Config applies its logging config (logging.config.dictConfig), which shuts down every handler
+    # already installed, pytest's log capture among them: later tests in this worker then failed on closed files
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
     assert serve.main(["--port", "0", "--log-level", "warning"]) == 0
     assert 0 < seen["port"] == seen["config_port"]
     assert capsys.readouterr().out.startswith(f"No Thanks! on http://127.0.0.1:{seen['port']}/")

@@ -325,7 +325,8 @@ class PoolSection(_Section):
             check_targets(self.league.targets, list(self.scripted), name="league.targets")
         elif self.league.targets:
             raise ValueError(
-                f"league.targets: only used with league.weighting 'target', got weighting {self.league.weighting!r}"
+                "league.targets: only used with pool.league.weighting 'target', "
+                f"got weighting {self.league.weighting!r}"
             )
         return self
 

@@ -339,7 +339,10 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
             raise ConfigError(f"run.init_from {spec!r}: has {key}={meta[key]!r}, expected this config's {mine!r}")
     had = bool(meta.get("behaviour", False))
     if had and not cfg.env.behaviour:
-        raise ConfigError(f"run.init_from {spec!r}: has behaviour=True, expected this config's False")
+        raise ConfigError(
+            f"run.init_from {spec!r}: has behaviour=True, expected this config's False "
+            "(it reads each seat's pass/take record: add --set env.behaviour=true)"
+        )
     if cfg.env.behaviour and not had:
         w = weights["layers.0.weight"]
         weights = dict(weights)

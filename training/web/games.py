@@ -114,7 +114,7 @@ class PolicyCatalog:
             special = bool(getattr(BASELINES[spec], "plays_special_cards", False))
             self.policies[spec] = PolicyInfo(spec, "baseline", summary, None, special)
         for spec in shipped:
-            self._add(spec, "agent", "trained by self-play (checkpoints/README.md)")
+            self._add(spec, "agent", "A shipped agent; how it was made and measured is in checkpoints/README.md.")
         for spec in extra:
             if spec not in self.policies:
                 self._add(spec, "custom", "offered by this server's --opponents")
