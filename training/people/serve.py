@@ -82,7 +82,9 @@ def serve_in_background(app: Any, host: str = DEFAULT_HOST, port: int = 0) -> It
     import uvicorn
 
     sock = listening_socket(host, port)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    # log_config=None: a server inside another program leaves that program's logging alone (uvicorn's own
+    # config would run logging.config.dictConfig, which closes every handler already installed)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", log_config=None))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
