@@ -446,14 +446,21 @@ def _bench_selfplay(args: argparse.Namespace) -> None:
 
 
 def _bench_rllib(args: argparse.Namespace) -> None:
+    from training.scale.ray_backend import missing_ray_message
+
     try:
-        from training.scale.rllib_selfplay import bench_rllib  # imports ray: only with the ray extra
-    except ImportError as exc:
-        sys.exit(f"benchmark rllib needs the ray extra (pip install -e '.[train,ray]'): {exc}")
+        from training.scale.rllib_selfplay import bench_rllib  # the train extra (pydantic); Ray is imported later
+    except ImportError as exc:  # keep the other benchmarks usable with the base install
+        refuse(f"benchmark rllib needs the train and ray extras (pip install -e '.[train,ray]'): {exc}")
     try:
         bench_rllib(args)
     except ConnectionError as e:  # no cluster at --address (found before any work): one error line
         refuse(e)
+    except ModuleNotFoundError as e:  # Ray missing: one line; any other missing module is a fault, with its traceback
+        message = missing_ray_message("python -m training.benchmark rllib", "Ray RLlib", e)
+        if message is None:
+            raise
+        refuse(message)
 
 
 def check_serve_args(args: argparse.Namespace) -> None:

@@ -19,7 +19,9 @@ Requires the ``ray`` extra (``pip install -e ".[ray]"``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,16 +36,68 @@ ADDRESS_FORMS = "'local', 'auto', HOST:PORT or ray://HOST:PORT (PORT a number 1.
 """The Ray addresses :func:`connect` takes, as error messages name them."""
 
 
+RAY_INSTALL = 'pip install -e ".[ray]"'
+"""The command that installs the ``ray`` extra (``ray[rllib,tune]``), as error messages name it."""
+
+
+def missing_ray(error: BaseException) -> str | None:
+    """The module that ``error`` reports missing if it is :mod:`ray` or one of its submodules, else None.
+
+    Only a :class:`ModuleNotFoundError` for ``ray`` or ``ray.<...>`` counts: any other import error (a missing
+    module of this package, or one that Ray itself imports) is a different fault and is not reported as a
+    missing extra.
+    """
+    name = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    if name is None or not (name == "ray" or name.startswith("ray.")):
+        return None
+    return name
+
+
+def missing_ray_message(command: str, needs: str, error: BaseException) -> str | None:
+    """The ``error:`` line's text for ``command`` when ``error`` says Ray (or a module of it) is missing, else None.
+
+    Args:
+        command: the command line, e.g. ``"python -m training.rllib_selfplay"``.
+        needs: the part of Ray it needs, e.g. ``"Ray RLlib"`` or ``"Ray Tune"``.
+        error: the exception raised (:func:`missing_ray` decides whether it is about Ray).
+
+    Returns:
+        ``"<command> needs <needs>, which is not installed (expected the "ray" extra, got no module 'ray'):
+        pip install -e ".[ray]"``; or, when ``ray`` itself imports but a module of it does not (another Ray
+        version), a message naming the Ray version and the missing module. None if ``error`` is not about Ray.
+    """
+    name = missing_ray(error)
+    if name is None:
+        return None
+    ray = sys.modules.get("ray")
+    if not isinstance(ray, ModuleType):  # ``import ray`` failed: Ray is not installed
+        return (
+            f"{command} needs {needs}, which is not installed (expected the \"ray\" extra, got no module 'ray'): "
+            f"{RAY_INSTALL}"
+        )
+    version = getattr(ray, "__version__", "?")
+    return (
+        f'{command} needs {needs} as the "ray" extra installs it, got ray {version} without module {name!r}: '
+        f"{RAY_INSTALL}"
+    )
+
+
 def require_ray() -> Any:
     """Import and return :mod:`ray`.
 
     Raises:
-        ImportError: with the install command, if the ``ray`` extra is missing.
+        ModuleNotFoundError: with the install command (and ``name`` that of the missing module, so that
+            :func:`missing_ray` recognises it), if the ``ray`` extra is missing. Any other import error of Ray
+            itself goes on unchanged.
     """
     try:
         import ray
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError('Ray is not installed: expected the "ray" extra (pip install -e ".[ray]")') from e
+    except ModuleNotFoundError as e:
+        if missing_ray(e) is None:
+            raise
+        raise ModuleNotFoundError(
+            f'Ray is not installed: expected the "ray" extra ({RAY_INSTALL}), got no module {e.name!r}', name=e.name
+        ) from e
     return ray
 
 

@@ -1,4 +1,5 @@
-"""The RLlib side of ``nothanks_v0``: the masking RLModule, the env creator, and the weight export.
+"""The RLlib side of ``nothanks_v0``: the masking RLModule, the env creator, the snapshot callback, and the
+weight export.
 
 RLlib (new API stack) calls an :class:`~ray.rllib.core.rl_module.torch.TorchRLModule` with a batch whose
 ``Columns.OBS`` is the env's observation dict, batched: ``{"observation": float32 (B, OBS_SIZE),
@@ -24,12 +25,15 @@ from typing import Any
 
 import numpy as np
 import torch
+from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
+from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED, NUM_ENV_STEPS_SAMPLED_LIFETIME
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from training.checkpoints import network_sizes
+from training.scale.rllib_config import LEARNER
 
 ENV_NAME = "nothanks_v0"
 """The name the env creator is registered under with :func:`ray.tune.registry.register_env`."""
@@ -168,3 +172,34 @@ def make_env(env_config: dict[str, Any]):
             reward=env_config["reward"],
         )
     )
+
+
+class SnapshotCallback(RLlibCallback):
+    """Freezes copies of the learner into the snapshot modules (RLlib's callback extension point).
+
+    At start every slot gets the initial learner; then every ``env_config["snapshot_every"]`` env steps
+    the learner is copied into slot ``(steps // every) % K``. The slot follows from the step count alone,
+    so a resumed run continues the rotation. (Here rather than in :mod:`training.rllib_selfplay`, which
+    imports Ray only once its command line is checked; it is still importable from there.)
+    """
+
+    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+        if algorithm.config.env_config.get("fill_snapshots", True):
+            copy_learner(algorithm, [m for m in algorithm.config.policies if m != LEARNER])
+
+    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        every = algorithm.config.env_config["snapshot_every"]
+        slots = sorted(m for m in algorithm.config.policies if m != LEARNER)
+        runners = result.get(ENV_RUNNER_RESULTS, {})
+        now = int(runners.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
+        before = now - int(runners.get(NUM_ENV_STEPS_SAMPLED, 0))
+        if now // every > before // every:
+            slot = slots[(now // every) % len(slots)]
+            copy_learner(algorithm, [slot])
+            result["snapshot_slot"] = slot
+
+
+def copy_learner(algorithm: Any, module_ids: list[str]) -> None:
+    """Set ``module_ids`` to the learner's current weights, on the learner and on every EnvRunner."""
+    state = algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
+    algorithm.set_state({"learner_group": {"learner": {"rl_module": {m: state for m in module_ids}}}})

@@ -19,7 +19,7 @@ How it trains (RLlib's new API stack, PPO, multi-agent):
 - **Policy mapping** (:func:`map_seat`): per episode, one seat drawn from the episode id is the learner;
   every other seat is a snapshot with probability ``pool.snapshot_weight`` (a slot drawn uniformly), else
   the learner too. Every seat the learner plays trains it.
-- **Callback** (:class:`SnapshotCallback`): at start every slot holds the initial network; each
+- **Callback** (:class:`training.rllib_module.SnapshotCallback`): at start every slot holds the initial network; each
   ``pool.snapshot_every`` env steps it copies the learner into the next slot (round robin), so the
   opponents are the last ``K`` snapshots.
 
@@ -34,6 +34,9 @@ returns per module, episode length, steps/s; ``losses/``; ``eval/<opponent>/``);
 :mod:`training.checkpoints`, with ``chip_memory`` and ``behaviour`` in the metadata), which
 ``training.evaluate``, the gauntlet, play and serve load like any agent.
 SIGINT/SIGTERM finishes the training iteration, checkpoints and exits 0.
+
+torch and Ray are imported where they are used, not with this module: ``--help`` and bad arguments answer at
+once, and without the ``ray`` extra the command says so in one ``error:`` line.
 """
 
 from __future__ import annotations
@@ -50,31 +53,49 @@ import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-from ray.rllib.callbacks.callbacks import RLlibCallback
-from ray.rllib.utils.metrics import (
-    ENV_RUNNER_RESULTS,
-    LEARNER_RESULTS,
-    NUM_ENV_STEPS_SAMPLED,
-    NUM_ENV_STEPS_SAMPLED_LIFETIME,
-)
-
-from training import checkpoints as ckpt
 from training.learning import runs
 from training.learning.config import ConfigError, changed_key, dump_config, load_config, split_dotted_flags
 from training.scale.rllib_config import DEFAULT_RLLIB_CONFIG, LEARNER, RLlibConfig
 
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+    from training import checkpoints as ckpt
+    from training.scale.rllib_module import SnapshotCallback
+
 __all__ = ["RLlibConfig", "RLlibTrainer", "SnapshotCallback", "algorithm_config", "export", "main", "map_seat"]
 
+PROG = "python -m training.rllib_selfplay"
 STEP_DIR = "step_"
 STATE_FILE = "nothanks_state.json"
-EXPORT_FILES: tuple[str, ...] = (ckpt.WEIGHTS_FILE, ckpt.METADATA_FILE, ckpt.TRAIN_STATE_FILE)
-"""The files of a checkpoint directory: all that ``--export PATH --out DIR --overwrite`` may replace in DIR."""
 
 RESUME_FIXED: tuple[str, ...] = ("env.chip_memory", "env.behaviour", "ppo.net_arch", "ppo.activation")
 """Config keys a ``--resume`` may not change: the modules' inputs and shape, which RLlib's checkpoint holds."""
+
+_FROM_RLLIB_MODULE = ("SnapshotCallback", "copy_learner")
+
+
+def export_files() -> tuple[str, ...]:
+    """The files of a checkpoint directory: all that ``--export PATH --out DIR --overwrite`` may replace in DIR
+    (also :data:`EXPORT_FILES`)."""
+    from training import checkpoints as ckpt
+
+    return (ckpt.WEIGHTS_FILE, ckpt.METADATA_FILE, ckpt.TRAIN_STATE_FILE)
+
+
+def __getattr__(name: str) -> Any:
+    """Attributes that need torch or Ray, loaded on first use (PEP 562) so that importing this module does not:
+    ``EXPORT_FILES`` (:func:`export_files`), and ``SnapshotCallback`` and ``copy_learner`` of
+    :mod:`training.rllib_module`."""
+    if name == "EXPORT_FILES":
+        return export_files()
+    if name in _FROM_RLLIB_MODULE:
+        from training.scale import rllib_module
+
+        return getattr(rllib_module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------- RLlib pieces
@@ -96,36 +117,6 @@ def map_seat(agent_id: str, episode: Any, *, num_players: int, snapshot_weight: 
     return f"snapshot_{draws[seat][1]}"
 
 
-class SnapshotCallback(RLlibCallback):
-    """Freezes copies of the learner into the snapshot modules (RLlib's callback extension point).
-
-    At start every slot gets the initial learner; then every ``env_config["snapshot_every"]`` env steps
-    the learner is copied into slot ``(steps // every) % K``. The slot follows from the step count alone,
-    so a resumed run continues the rotation.
-    """
-
-    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
-        if algorithm.config.env_config.get("fill_snapshots", True):
-            copy_learner(algorithm, [m for m in algorithm.config.policies if m != LEARNER])
-
-    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
-        every = algorithm.config.env_config["snapshot_every"]
-        slots = sorted(m for m in algorithm.config.policies if m != LEARNER)
-        runners = result.get(ENV_RUNNER_RESULTS, {})
-        now = int(runners.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
-        before = now - int(runners.get(NUM_ENV_STEPS_SAMPLED, 0))
-        if now // every > before // every:
-            slot = slots[(now // every) % len(slots)]
-            copy_learner(algorithm, [slot])
-            result["snapshot_slot"] = slot
-
-
-def copy_learner(algorithm: Any, module_ids: list[str]) -> None:
-    """Set ``module_ids`` to the learner's current weights, on the learner and on every EnvRunner."""
-    state = algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
-    algorithm.set_state({"learner_group": {"learner": {"rl_module": {m: state for m in module_ids}}}})
-
-
 def algorithm_config(cfg: RLlibConfig):
     """The :class:`~ray.rllib.algorithms.ppo.PPOConfig` of ``cfg`` (env registered as ``nothanks_v0``)."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -133,7 +124,7 @@ def algorithm_config(cfg: RLlibConfig):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from training.scale.rllib_module import ENV_NAME, MaskedActorCritic, make_env
+    from training.scale.rllib_module import ENV_NAME, MaskedActorCritic, SnapshotCallback, make_env
 
     register_env(ENV_NAME, make_env)
     p = cfg.ppo
@@ -207,6 +198,8 @@ def checked_actor(weights: dict[str, torch.Tensor], cfg: RLlibConfig, source: st
     Raises:
         CheckpointError: naming ``source``, the inputs expected (389, or 445 with ``env.behaviour``) and got.
     """
+    from training import checkpoints as ckpt
+
     want = ckpt.network_sizes(False, cfg.env.behaviour)[0]
     got = int(weights["layers.0.weight"].shape[1])
     if got != want:
@@ -277,6 +270,7 @@ def export(path: str | Path, out: str | Path, *, overwrite: bool = False) -> Pat
     """
     from ray.rllib.core.rl_module.rl_module import RLModule
 
+    from training import checkpoints as ckpt
     from training.scale.rllib_module import actor_weights
 
     src = latest_rllib_checkpoint(Path(path))
@@ -294,6 +288,7 @@ class RLlibTrainer:
     """One run: Ray, the algorithm, the loop, TensorBoard, evaluation and checkpoints."""
 
     def __init__(self, cfg: RLlibConfig, run_dir: Path, *, address: str, resume_from: Path | None = None) -> None:
+        import torch
         from torch.utils.tensorboard import SummaryWriter
 
         from training.scale.ray_backend import connect
@@ -327,6 +322,8 @@ class RLlibTrainer:
         return actor_weights_from_state(self.algo.learner_group.get_weights(module_ids=[LEARNER])[LEARNER])
 
     def learner_policy(self) -> ckpt.MLPPolicy:
+        from training import checkpoints as ckpt
+
         cfg = self.cfg
         return ckpt.MLPPolicy(
             self.learner_weights(),
@@ -370,6 +367,8 @@ class RLlibTrainer:
         return final
 
     def _export(self, out: Path, evals: Any = None) -> Path:
+        from training import checkpoints as ckpt
+
         last = evals if evals is not None else (self.evals[-1]["results"] if self.evals else None)
         meta = checkpoint_metadata(self.cfg, self.run_dir.name, self.env_steps, last)
         weights = checked_actor(self.learner_weights(), self.cfg, f"run {self.run_dir.name}: learner")
@@ -399,6 +398,8 @@ class RLlibTrainer:
             self._export(self.run_dir / "checkpoints" / "best", res)
 
     def log(self, result: dict[str, Any], seconds: float, steps: int) -> None:
+        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS
+
         t, w = self.env_steps, self.writer
         runners = result.get(ENV_RUNNER_RESULTS, {})
         w.add_scalar("charts/env_steps_per_s", steps / seconds, t)
@@ -415,6 +416,8 @@ class RLlibTrainer:
 
     # ---------------------------------------------------------------- main loop
     def train(self) -> None:
+        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
+
         from training.learning.selfplay import _graceful_stop
 
         cfg = self.cfg
@@ -478,6 +481,9 @@ def bench_rllib(args: argparse.Namespace) -> dict[str, float]:
     meaningful with ``env_runners=0``, where sampling and learning both run here). Wired as
     ``python -m training.benchmark rllib``.
     """
+    import torch
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
+
     from training.scale.ray_backend import connect
 
     sets = [*args.set, f"env.env_runners={args.env_runners}", f"env.envs_per_runner={args.envs_per_runner}"]
@@ -519,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     from training.scale.ray_backend import ray_address
 
     p = Parser(
-        prog="python -m training.rllib_selfplay",
+        prog=PROG,
         description="Self-play PPO for No Thanks! with RLlib on nothanks_v0 (see configs/rllib.yaml).",
         epilog="Any config value can be set with --set SECTION.KEY=VALUE or --SECTION.KEY VALUE.",
     )
@@ -535,23 +541,44 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input)."""
-    from training.cli import check_outputs
+def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
+    """The command line, checked before torch or Ray is imported (so that ``--help`` and bad arguments answer at
+    once), and its config overrides: the ``--set`` ones, then ``--SECTION.KEY VALUE``.
 
-    argv = list(sys.argv[1:] if argv is None else argv)
+    Raises:
+        SystemExit: from argparse: ``--help``, or bad input already reported on one ``error:`` line.
+        ConfigError: for ``--overwrite`` without ``--export``, or ``--export`` without ``--out``.
+    """
+    rest, dotted = split_dotted_flags(list(argv))
+    args = build_parser().parse_args(rest)
+    if args.overwrite and not args.export:
+        raise ConfigError("--overwrite: expected with --export (it replaces an existing --out), got it without")
+    if args.export and not args.out:
+        raise ConfigError("--export: expected --out DIR for the exported checkpoint, got none")
+    return args, [*args.set, *dotted]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input, or when the
+    ``ray`` extra is not installed)."""
+    from training.cli import check_outputs
+    from training.scale.ray_backend import missing_ray_message, require_ray
+
     try:
-        rest, dotted = split_dotted_flags(argv)
-        args = build_parser().parse_args(rest)
-        overrides = [*args.set, *dotted]
-        if args.overwrite and not args.export:
-            raise ConfigError("--overwrite: expected with --export (it replaces an existing --out), got it without")
+        args, overrides = parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    from training import checkpoints as ckpt  # torch: only once the arguments are good
+
+    try:
+        require_ray()  # before a run folder is made or a checkpoint read
         if args.export:
-            if not args.out:
-                raise ConfigError("--export: expected --out DIR for the exported checkpoint, got none")
             # before the checkpoint is read: a checkpoint replaced only with --overwrite, never another folder
             try:
-                check_outputs({"--out": args.out}, overwrite=args.overwrite, files_in=EXPORT_FILES, whole_folder=True)
+                check_outputs({"--out": args.out}, overwrite=args.overwrite, files_in=export_files(), whole_folder=True)
             except ValueError as e:  # only this check's: a ValueError from RLlib itself stays a traceback
                 raise ConfigError(str(e)) from e
             print(f"exported: {export(args.export, args.out, overwrite=args.overwrite)}")
@@ -573,7 +600,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         dump_config(cfg, run_dir / "config.yaml")
     except SystemExit as e:
         return int(e.code or 0)
-    except (ConfigError, OSError, ImportError, ckpt.CheckpointError) as e:
+    except ModuleNotFoundError as e:  # Ray missing: one line; any other missing module is a fault, with its traceback
+        message = missing_ray_message(PROG, "Ray RLlib", e)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    except (ConfigError, OSError, ckpt.CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     trainer.train()

@@ -35,6 +35,7 @@ from pydantic import Field, model_validator
 
 from training.learning.config import CONFIG_DIR, ConfigError, _Section, load_config
 
+PROG = "python -m training.sweep"
 METRIC = "eval_score"
 RUN_DIR_FILE = "run_dir.txt"
 
@@ -232,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     from training.cli import Parser
     from training.scale.ray_backend import ray_address
 
-    p = Parser(prog="python -m training.sweep", description=__doc__.split("\n\n")[0])
+    p = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("config", nargs="?", default=str(CONFIG_DIR / "sweep.yaml"), help="sweep file (configs/sweep.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a sweep-file value")
     p.add_argument("--address", default="local", type=ray_address,
@@ -243,7 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input)."""
+    """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input, or when the
+    ``ray`` extra is not installed)."""
+    from training.scale.ray_backend import missing_ray_message
+
     try:
         args = build_parser().parse_args(argv)
         sweep_cfg, base = load_sweep(args.config, args.set)
@@ -255,6 +259,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         connect(args.address)  # an address where no cluster answers: one error line (sweep() reuses the connection)
     except SystemExit as e:
         return int(e.code or 0)
+    except ModuleNotFoundError as e:  # Ray missing: one line; any other missing module is a fault, with its traceback
+        message = missing_ray_message(PROG, "Ray Tune", e)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
+        return 2
     except (ConfigError, OSError, ValueError) as e:  # ConnectionError is an OSError
         print(f"error: {e}", file=sys.stderr)
         return 2
