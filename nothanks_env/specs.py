@@ -268,6 +268,14 @@ def _expected_forms(spec: str) -> str:
     )
 
 
+def _named_as_written(short: str, expanded: str, message: str) -> str:
+    """An error about the spec a shipped short name expands to, naming the short name as written too:
+    ``policy spec 'best-3p' (= 'search:...'): parameter rollout: ...`` (the user never wrote ``search:...``)."""
+    said = f"policy spec {expanded!r}"
+    rest = message.removeprefix(said) if message.startswith(said) else f": {message}"
+    return f"policy spec {short!r} (= {expanded!r}){rest}"
+
+
 def load_policy(spec: str, *, num_players: int | None = None, seed: int | None = None) -> Policy:
     """Build the policy a spec names (syntax in the module docstring).
 
@@ -313,7 +321,10 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
                 f"parameters; write that spec out with yours instead, got {tail!r}"
             )
         if spec in composite:
-            policy = load_policy(composite[spec], num_players=num_players, seed=seed)
+            try:
+                policy = load_policy(composite[spec], num_players=num_players, seed=seed)
+            except ValueError as e:
+                raise ValueError(_named_as_written(spec, composite[spec], str(e))) from e
             policy.name = spec  # tables say the short name; SHIPPED_SPECS says what it is
         elif spec not in shipped:
             raise ValueError(_expected_forms(spec))

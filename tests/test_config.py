@@ -335,3 +335,111 @@ def test_an_empty_config_path_is_refused(text):
     with pytest.raises(ConfigError) as e:
         load_config(text)
     assert str(e.value) == f"config file: expected the path of a YAML file, got {text!r}"
+
+
+PRESET_LIST = "['match3', 'open_removed', 'six_player_one_removed', 'standard', 'visible_chips', 'wildcards']"
+
+
+@pytest.mark.parametrize(
+    ("override", "problem"),
+    [
+        ("game.preset=wildcard", f"game.preset: expected one of {PRESET_LIST}, got 'wildcard' "
+         "(did you mean 'wildcards'?)"),
+        ("game.preset=[wildcards]", f"game.preset: expected one of {PRESET_LIST}, got ['wildcards']"),  # TypeError
+        ("game.preset=nope", f"game.preset: expected one of {PRESET_LIST}, got 'nope'"),  # nothing close: no guess
+        ("ppo.activation=rel", "ppo.activation: expected 'tanh' or 'relu', got 'rel' (did you mean 'relu'?)"),
+        ("pool.league.weighting=hrad", "pool.league.weighting: expected 'hard', 'variance', 'uniform' or 'target', "
+         "got 'hrad' (did you mean 'hard'?)"),
+        ("run.collector=proces", "run.collector: expected 'process' or 'inline', got 'proces' "
+         "(did you mean 'process'?)"),
+        ("game.opponent_chips=visibel", "game.opponent_chips: expected 'hidden' or 'visible', got 'visibel' "
+         "(did you mean 'visible'?)"),
+        ("eval.best_metric=heuristc", "eval.best_metric: expected 'min' or one of ['heuristic', 'random'], "
+         "got 'heuristc' (did you mean 'heuristic'?)"),
+        ("ppo.activation=xyz", "ppo.activation: expected 'tanh' or 'relu', got 'xyz'"),
+    ],
+)  # fmt: skip
+def test_a_misspelt_closed_choice_suggests_the_closest_value(override, problem):
+    # --preset on the command lines said "did you mean"; the config's game.preset (and its Literal keys) did not
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", [override])
+    assert str(e.value) == f"invalid config {CONFIG_DIR / 'smoke.yaml'} with overrides [{override!r}]: {problem}"
+
+
+def test_the_config_says_of_a_preset_what_the_preset_option_says():
+    from nothanks_env.presets import preset_problem
+
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", ["game.preset=wildcard"])
+    assert str(e.value).endswith(f"game.preset: {preset_problem('wildcard')}")
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "pool:\n  scripted:\n    {heuristic:1.5}\n",
+            "pool.scripted: entry 'heuristic:1.5' has no weight (YAML needs a space after the colon): "
+            "expected 'heuristic: 1.5', got 'heuristic:1.5'",
+        ),
+        (
+            "pool:\n  scripted:\n    heuristic:1.5:\n    random: 1\n",
+            "pool.scripted: entry 'heuristic:1.5' has no weight (YAML needs a space after the colon): "
+            "expected 'heuristic: 1.5', got 'heuristic:1.5'",
+        ),
+        (
+            "pool:\n  scripted:\n    heuristic:2\n",  # the whole mapping read as one string
+            "pool.scripted: entry 'heuristic:2' has no weight (YAML needs a space after the colon): "
+            "expected 'heuristic: 2', got 'heuristic:2'",
+        ),
+        (
+            "pool:\n  scripted: {random: 1, threshold:T=5:.5}\n",
+            "pool.scripted: entry 'threshold:T=5:.5' has no weight (YAML needs a space after the colon): "
+            "expected 'threshold:T=5: .5', got 'threshold:T=5:.5'",
+        ),
+        (
+            "pool:\n  scripted: {heuristic: 1, random: 1}\n  league:\n    weighting: target\n"
+            "    targets: {heuristic:0.4, random: 0.9}\n",
+            "pool.league.targets: entry 'heuristic:0.4' has no target (YAML needs a space after the colon): "
+            "expected 'heuristic: 0.4', got 'heuristic:0.4'",
+        ),
+    ],
+)
+def test_a_pool_entry_without_a_space_after_its_colon_says_so(tmp_path, text, problem):
+    # YAML reads {heuristic:1.5} as the key 'heuristic:1.5' with no value: the error used to be
+    # "pool.scripted.heuristic:1.5: expected a number, got None"
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as e:
+        load_config(path)
+    assert str(e.value) == f"invalid config {path}: {problem}"
+
+
+def test_a_pool_override_without_a_space_after_its_colon_says_so():
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", ["pool.scripted={heuristic:1.5}"])
+    assert str(e.value).endswith(
+        ": pool.scripted: entry 'heuristic:1.5' has no weight (YAML needs a space after the colon): "
+        "expected 'heuristic: 1.5', got 'heuristic:1.5'"
+    )
+    # written with the space, or with a value, the same entries load
+    cfg = load_config(CONFIG_DIR / "smoke.yaml", ["pool.scripted={heuristic: 1.5, threshold:T=5: 2}"])
+    assert cfg.pool.scripted == {"heuristic": 1.5, "threshold:T=5": 2.0}
+    with pytest.raises(ConfigError) as e:  # no value, but not NAME:NUMBER: the usual error
+        load_config(CONFIG_DIR / "smoke.yaml", ["pool.scripted={threshold:T=5}"])
+    assert str(e.value).endswith(": pool.scripted.threshold:T=5: expected a number, got None")
+
+
+def test_the_rounding_of_total_timesteps_to_whole_rollouts_is_said():
+    # 16,000,000 learner steps in rollouts of 512 x 8 = 4,096 used to become 16,003,072 without a word
+    sets = ["env.games_per_count=512", "ppo.n_steps=8", "ppo.batch_size=1024"]
+    cfg = load_config(CONFIG_DIR / "smoke.yaml", [*sets, "run.total_timesteps=16000000"])
+    assert cfg.rollout_steps == 4096 and cfg.planned_timesteps() == 16_003_072
+    assert cfg.rounding_note() == (
+        "run.total_timesteps 16,000,000 rounded up to 16,003,072: training goes in whole rollouts of 4,096 "
+        "learner steps"
+    )
+    assert cfg.planned_timesteps(start=4000) == 4000 + 3906 * 4096  # a resume counts from its checkpoint
+    assert cfg.rounding_note(start=16_000_000) is None  # nothing left to train
+    whole = load_config(CONFIG_DIR / "smoke.yaml", [*sets, f"run.total_timesteps={3906 * 4096}"])
+    assert whole.planned_timesteps() == 3906 * 4096 and whole.rounding_note() is None  # nothing to say

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import training.specs
 from nothanks_env import specs
 
@@ -93,3 +95,18 @@ def test_a_module_attr_spec_without_a_module_says_what_a_spec_is():
         assert text.startswith(f"policy spec {spec.strip()!r}: expected a baseline (random, "), text
         assert "a shipped agent (ppo-3p" in text and "an existing checkpoint path, or module:attr" in text
         assert text.endswith("got no module name before the ':'")
+
+
+def test_an_error_in_a_shipped_composite_names_the_short_name_as_written():
+    # It named only the expanded spec ('search:iters=8,...'), which the user never wrote.
+    from training.checkpoints import SHIPPED_SPECS
+
+    expanded = SHIPPED_SPECS["best-3p"]
+    rollout = expanded.partition("rollout=")[2]
+    for written in ("best-3p", "best-3p:"):
+        with pytest.raises(ValueError) as err:
+            specs.load_policy(written, num_players=4)
+        assert str(err.value) == (
+            f"policy spec 'best-3p' (= {expanded!r}): parameter rollout: policy spec {rollout!r}: "
+            "expected a policy for 4 players, got one trained for [3] players"
+        )

@@ -37,7 +37,7 @@ from pydantic import (
 
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError
 from nothanks_env.outcome import selfplay_reward
-from nothanks_env.presets import PRESETS
+from nothanks_env.presets import PRESETS, preset_problem
 from nothanks_env.vector import require_batched
 
 CONFIG_DIR: Path = Path(__file__).resolve().parents[2] / "configs"
@@ -174,8 +174,9 @@ class GameSection(_GameRules):
         if not isinstance(data, dict) or data.get("preset") is None:
             return data
         name = data["preset"]
-        if name not in PRESETS:
-            raise ValueError(f"preset: expected one of {sorted(PRESETS)}, got {name!r}")
+        problem = preset_problem(name)
+        if problem is not None:
+            raise ValueError(f"preset: {problem}")
         filled = dict(data)
         for key, value in PRESETS[name].items():
             filled.setdefault(key, list(value) if isinstance(value, tuple) else value)
@@ -253,6 +254,33 @@ class EnvSection(_Section):
         return selfplay_reward(value) if value == "win" else value
 
 
+_NAME_COLON_NUMBER = re.compile(r"(?P<name>.+):(?P<number>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+"""``heuristic:1.5``: a ``name: number`` entry written without the space YAML needs after the colon."""
+
+
+def _refuse_colon_without_space(entries: Any, what: str) -> Any:
+    """``entries`` as given, unless YAML read one of its ``NAME: NUMBER`` entries as the single name
+    ``NAME:NUMBER`` because the colon had no space after it: a key with no value (``{heuristic:1.5}``, or
+    ``heuristic:1.5:`` in block style) or, for the whole mapping, one such string. Without this the error
+    named the key ``heuristic:1.5`` as expecting a number and receiving None.
+
+    Raises:
+        ValueError: naming the entry, the ``what`` (weight, target) it lacks, and how to write it.
+    """
+    if isinstance(entries, dict):
+        candidates = [k for k, v in entries.items() if v is None and isinstance(k, str)]
+    else:
+        candidates = [entries] if isinstance(entries, str) else []
+    for text in candidates:
+        m = _NAME_COLON_NUMBER.fullmatch(text.strip())
+        if m:
+            raise ValueError(
+                f"entry {text!r} has no {what} (YAML needs a space after the colon): "
+                f"expected '{m['name']}: {m['number']}', got {text!r}"
+            )
+    return entries
+
+
 class LeagueSection(_Section):
     """Prioritized fictitious self-play over the scripted members (see :class:`training.pool.OpponentPool`).
 
@@ -287,6 +315,11 @@ class LeagueSection(_Section):
         0.03, gt=0.0, description="weighting target only: how sharp the step at the target is, in win share"
     )
 
+    @field_validator("targets", mode="before")
+    @classmethod
+    def _colon_space(cls, v: Any) -> Any:
+        return _refuse_colon_without_space(v, "target")
+
 
 class PoolSection(_Section):
     """The opponent mixture: scripted baselines (a league, see :class:`LeagueSection`) and frozen snapshots.
@@ -307,6 +340,11 @@ class PoolSection(_Section):
     homogeneous: Float = Field(
         0.0, ge=0.0, le=1.0, description="share of tables where one member fills every opponent seat"
     )
+
+    @field_validator("scripted", mode="before")
+    @classmethod
+    def _colon_space(cls, v: Any) -> Any:
+        return _refuse_colon_without_space(v, "weight")
 
     @field_validator("scripted")
     @classmethod
@@ -380,7 +418,10 @@ class EvalSection(_Section):
                     load_policy(spec)
                 except (ValueError, OSError) as e:
                     raise ValueError(f"opponents: {e}") from e
-            raise ValueError(f"best_metric: expected 'min' or one of {self.opponents}, got {self.best_metric!r}")
+            raise ValueError(
+                f"best_metric: expected 'min' or one of {self.opponents}, got {self.best_metric!r}"
+                + did_you_mean(self.best_metric, ["min", *self.opponents])
+            )
         return self
 
 
@@ -413,6 +454,14 @@ def check_policy_specs(game: GameSection, specs: Mapping[str, Sequence[str]]) ->
                         f"a checkpoint trained on them) for game.special_cards {game.special_cards}, "
                         "got one that plays only pass/take"
                     )
+
+
+def planned_timesteps(start: int, total: int, rollout: int) -> int:
+    """The learner steps ``model.learn`` will reach from ``start``: SB3 finishes the rollout that passes
+    ``total``, so a run ends on the next multiple of ``rollout`` (``n_envs * n_steps``) past ``start``."""
+    if total <= start:
+        return start
+    return start + -(-(total - start) // rollout) * rollout
 
 
 class Config(_Section):
@@ -463,6 +512,27 @@ class Config(_Section):
         """Learner steps of one PPO rollout, ``n_envs * ppo.n_steps``: training goes in whole rollouts."""
         return self.n_envs * self.ppo.n_steps
 
+    def planned_timesteps(self, start: int = 0) -> int:
+        """The learner steps a run trained from ``start`` ends at: ``run.total_timesteps`` rounded up to whole
+        rollouts (:func:`planned_timesteps`)."""
+        return planned_timesteps(start, self.run.total_timesteps, self.rollout_steps)
+
+    def rounding_note(self, start: int = 0, name: str = "run.total_timesteps") -> str | None:
+        """The line that says ``run.total_timesteps`` is rounded up to whole rollouts, printed when a run from
+        ``start`` starts; None when the rounding leaves it as it is (or there is nothing left to train).
+        ``name`` is what the user wrote the figure as (the exploit probe's ``--timesteps``).
+
+        Example: ``run.total_timesteps 16,000,000 rounded up to 16,003,072: training goes in whole rollouts
+        of 4,096 learner steps``.
+        """
+        total, planned = self.run.total_timesteps, self.planned_timesteps(start)
+        if total <= start or planned == total:
+            return None
+        return (
+            f"{name} {total:,} rounded up to {planned:,}: training goes in whole rollouts of "
+            f"{self.rollout_steps:,} learner steps"
+        )
+
     def short_of_a_rollout(self, key: str, steps: int) -> str:
         """The error for a length of ``steps`` learner steps given as ``key`` that is shorter than one rollout
         (``run.total_timesteps`` here, ``--timesteps`` for the exploit probe, which fills that field in)."""
@@ -506,6 +576,21 @@ def _field_at(model: type[BaseModel], loc: Sequence[Any]) -> tuple[type[BaseMode
     return section, field.annotation if field is not None else None
 
 
+def did_you_mean(got: object, choices: Sequence[object]) -> str:
+    """``" (did you mean 'x'?)"`` naming the choice closest to ``got`` (a string; difflib's match, as
+    :func:`nothanks_env.presets.preset_problem` gives for a preset), or ``""`` when none is close.
+
+    Example:
+        >>> did_you_mean("rel", ["tanh", "relu"])
+        " (did you mean 'relu'?)"
+        >>> did_you_mean("xyz", ["tanh", "relu"])
+        ''
+    """
+    names = [str(c) for c in choices]
+    close = difflib.get_close_matches(got, names, n=1) if isinstance(got, str) else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _describe(error: Any, model: type[BaseModel]) -> str:
     """One validation error as ``key: expected ..., got ...`` (no newline, no ``;``)."""
     loc = tuple(error["loc"])
@@ -517,8 +602,7 @@ def _describe(error: Any, model: type[BaseModel]) -> str:
         section, _ = _field_at(model, loc)
         where = f"the keys of {'.'.join(map(str, loc[:-1]))}" if len(loc) > 1 else "the sections"
         known = list(section.model_fields) if section is not None else []
-        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(str(loc[-1]), known)
         expected = f"one of {where} ({', '.join(known)})" if known else "a known key"
         return f"{key}: unknown key, expected {expected}, got {str(loc[-1])!r}{hint}"
     if kind == "missing":
@@ -534,6 +618,7 @@ def _describe(error: Any, model: type[BaseModel]) -> str:
         return f"{key}: {msg}, got {got!r}"
     _, annotation = _field_at(model, loc)
     noun = {int: "an int", float: "a number"}.get(annotation, "a value")
+    hint = ""
     if kind in _BOUNDS:
         bound = next(iter(ctx.values()), "?")
         expected = f"{noun} {_BOUNDS[kind]} {bound}"
@@ -541,6 +626,7 @@ def _describe(error: Any, model: type[BaseModel]) -> str:
         expected = _EXPECTED[kind]
     elif kind == "literal_error":
         expected = str(ctx.get("expected", msg))
+        hint = did_you_mean(got, typing.get_args(annotation) if typing.get_origin(annotation) is Literal else ())
     elif kind == "string_pattern_mismatch":
         expected = f"text matching {ctx.get('pattern')}"
     elif kind in ("too_short", "too_long"):
@@ -548,7 +634,7 @@ def _describe(error: Any, model: type[BaseModel]) -> str:
         expected = f"{'at least' if kind == 'too_short' else 'at most'} {n} item{'s' if n != 1 else ''}"
     else:  # pydantic's own words: "Input should be X" -> "expected X"
         expected = msg.removeprefix("Input should be ")
-    return f"{key or 'config'}: expected {expected}, got {got!r}"
+    return f"{key or 'config'}: expected {expected}, got {got!r}{hint}"
 
 
 def _format_errors(err: ValidationError, source: str, model: type[BaseModel]) -> str:

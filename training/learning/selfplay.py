@@ -55,6 +55,7 @@ from training.learning.config import (
     changed_key,
     dump_config,
     load_config,
+    planned_timesteps,
     split_dotted_flags,
 )
 from training.learning.reporting import learning_curve, sb3_logger, summary_table
@@ -477,6 +478,8 @@ class Trainer:
         self.stop_requested = False
         self.final_results: dict[str, Any] | None = None  # the final evaluation, once finish() ran
         self.trained_timesteps = self.model.num_timesteps
+        self.planned_timesteps = cfg.planned_timesteps(self.model.num_timesteps)  # in whole rollouts
+        self.timesteps_name = "run.total_timesteps"  # how the rounding note names the total (exploit: --timesteps)
 
     # ---------------------------------------------------------------- state
     def _train_state(self) -> dict[str, Any]:
@@ -544,6 +547,8 @@ class Trainer:
             "kind": "nothanks-selfplay-maskableppo",
             "run": self.run_dir.name,
             "timesteps": self.trained_timesteps,
+            # run.total_timesteps as written, and where this session's whole rollouts end
+            "total_timesteps": {"requested": cfg.run.total_timesteps, "planned": self.planned_timesteps},
             "num_players": list(cfg.game.num_players),
             "chip_memory": cfg.env.chip_memory,
             "behaviour": cfg.env.behaviour,
@@ -639,6 +644,9 @@ class Trainer:
         try:
             callback = None
             if remaining > 0:
+                note = cfg.rounding_note(self.model.num_timesteps, self.timesteps_name)
+                if note is not None:
+                    _say(note)
                 callback = _Callback(self)
                 with _graceful_stop(self):
                     self.model.learn(remaining, callback=callback, reset_num_timesteps=False)
@@ -711,14 +719,6 @@ def _console(line: str) -> None:
     from tqdm import tqdm
 
     tqdm.write(line, file=sys.stderr)
-
-
-def planned_timesteps(start: int, total: int, rollout: int) -> int:
-    """The learner steps ``model.learn`` will reach from ``start``: SB3 finishes the rollout that passes
-    ``total``, so a run ends on the next multiple of ``rollout`` (``n_envs * n_steps``) past ``start``."""
-    if total <= start:
-        return start
-    return start + -(-(total - start) // rollout) * rollout
 
 
 class _Callback:
