@@ -13,9 +13,11 @@ spec                           meaning
                                Parameters that take a *policy* (the search bot's ``rollout`` and
                                ``model``) take a nested spec, in parentheses when it has its own
                                ``:`` parameters: ``search:rollout=ppo-3p,model=(utility:extort_buffer=4)``
-``PATH``                       a checkpoint file or directory that exists on disk
-``PATH:deterministic=False``   a checkpoint (a path or a shipped ``SHORT`` name) that samples its action
-                               from the network's softmax instead of playing the argmax
+``PATH``                       a checkpoint file or directory that exists on disk; one whose path holds
+                               a ``:`` (``runs/a:b/checkpoints/final``, ``heuristic:v2``) is tried first,
+                               before the ``:`` is read as the start of parameters
+``PATH:deterministic=False``   a checkpoint (a path, with a ``:`` in it too, or a shipped ``SHORT`` name)
+                               that samples its action from the network's softmax instead of the argmax
 ``module:attr``                a user policy: ``attr`` of importable ``module`` is a :class:`Policy`
                                subclass or instance, or a zero-argument factory returning a policy
 ``SHORT``                      a shipped checkpoint (``training.checkpoints.SHIPPED``) or a shipped
@@ -176,7 +178,7 @@ def _user_policy(spec: str) -> Policy:
     try:
         module = importlib.import_module(module_name)
     except ImportError as e:
-        raise ValueError(f"policy spec {spec!r}: cannot import module {module_name!r} ({e})") from e
+        raise ValueError(f"policy spec {spec!r}: cannot import module {module_name!r} ({e}){_not_a_path(spec)}") from e
     try:
         obj = getattr(module, attr)
     except AttributeError as e:
@@ -198,6 +200,69 @@ def _exists(spec: str) -> bool:
         return pathlib.Path(spec).exists()
     except (OSError, ValueError):  # a name too long for the file system, a null byte
         return False
+
+
+CHECKPOINT_FILES: tuple[str, ...] = ("policy.safetensors", "metadata.json")
+"""The files of a checkpoint directory (``training.checkpoints.WEIGHTS_FILE`` and ``METADATA_FILE``, named here
+so that telling a checkpoint on disk needs no torch)."""
+
+
+def _holds_checkpoint(spec: str) -> bool:
+    """Whether ``spec`` is an existing checkpoint directory (one holding :data:`CHECKPOINT_FILES`, or either of
+    them: the loader then names the missing one) or one of those files."""
+    try:
+        path = pathlib.Path(spec)
+        if path.is_file():
+            return path.name in CHECKPOINT_FILES
+        return path.is_dir() and any((path / name).is_file() for name in CHECKPOINT_FILES)
+    except (OSError, ValueError):  # a name too long for the file system, a null byte
+        return False
+
+
+def _first_missing(spec: str) -> str:
+    """The shortest leading part of the path ``spec`` that does not exist (``runs/a:c`` of
+    ``runs/a:c/checkpoints/final`` when ``runs`` exists)."""
+    path = pathlib.Path(spec)
+    for part in (*reversed(path.parents), path):
+        if str(part) != "." and not _exists(str(part)):
+            return str(part)
+    return spec
+
+
+def _no_such_path(spec: str, head: str, tail: str) -> str:
+    """The error for ``spec``, a path with a ``:`` in it (``runs/a:c/final``) that does not exist: that no such
+    path exists, and why it is no spec either, read as ``NAME:params`` or as ``PATH:key=value``."""
+    said = (
+        f"policy spec {spec!r}: expected an existing checkpoint directory (or a file in one) or a policy spec, got "
+        f"neither: no such path ({_first_missing(spec)!r} does not exist), and"
+    )
+    path, _, params = spec.rpartition(":")
+    if "=" in params and _looks_like_path(path):  # /tmp/run:deterministic=False
+        if _exists(path):
+            where = "holds no checkpoint"
+        else:
+            missing = _first_missing(path)
+            where = "does not exist" + (f" ({missing!r} is missing)" if missing != path else "")
+        return f"{said} read as a checkpoint with parameters, the path {path!r} before ':{params}' {where}"
+    try:
+        module = _checkpoints(spec)
+        names = {*getattr(module, "SHIPPED", {}), *getattr(module, "SHIPPED_SPECS", {})}
+    except ValueError:  # no training package: no shipped agent
+        names = set()
+    if head in names or _exists(head):
+        return f"{said} read as a spec, {tail!r} after the ':' is not key=value parameters"
+    return f"{said} read as a spec, {head!r} before the ':' is not a baseline, a shipped agent or an existing path"
+
+
+def _not_a_path(spec: str) -> str:
+    """The clause added to the error of a spec with a ``:`` that could have been meant as a path: that no such
+    path exists, or that the one that does holds no checkpoint."""
+    if _exists(spec):
+        return (
+            f"; the path {spec} exists but holds no checkpoint (expected a directory with "
+            f"{' and '.join(CHECKPOINT_FILES)}, or a file in one)"
+        )
+    return f"; nor is it an existing path (no {_first_missing(spec)!r})"
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -297,12 +362,24 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
         raise ValueError(f"policy spec: expected a non-empty string, got {spec!r}")
     spec = spec.strip()
     head, sep, tail = spec.partition(":")
-    if head in BASELINES:
-        policy = _baseline(spec, head, tail, seed, num_players)
+    path, _, params = spec.rpartition(":")
+    if sep and _holds_checkpoint(spec):  # runs/a:b/final, heuristic:v2: the whole string is a checkpoint on disk
+        policy = _load_checkpoint(spec, pathlib.Path(spec))
+    elif ":" in path and "=" in params and _holds_checkpoint(path):  # runs/a:b/final:deterministic=False
+        policy = _checkpoint_with_params(spec, path, params)
+    elif head in BASELINES:
+        try:
+            policy = _baseline(spec, head, tail, seed, num_players)
+        except ValueError as e:
+            if "=" in tail:  # threshold:T=x: parameters, not a path
+                raise
+            raise ValueError(f"{e}{_not_a_path(spec)}") from e  # heuristic:v2 may have meant a folder
     elif _exists(spec):
         policy = _load_checkpoint(spec, pathlib.Path(spec))
     elif sep and "=" in tail and _is_checkpoint(spec, head):
         policy = _checkpoint_with_params(spec, head, tail)
+    elif sep and _looks_like_path(spec):
+        raise ValueError(_no_such_path(spec, head, tail))
     elif _looks_like_path(spec):
         raise ValueError(
             f"policy spec {spec!r}: the path {spec} does not exist (expected an existing checkpoint directory "

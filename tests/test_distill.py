@@ -69,7 +69,7 @@ def test_the_command_line_writes_a_loadable_checkpoint_and_refuses_bad_input(tmp
     before = (out / "policy.safetensors").read_bytes()
     capsys.readouterr()
     assert distill.main(argv) == 2  # the directory exists: refused, nothing touched
-    assert "--out: expected a new directory" in capsys.readouterr().err
+    assert "--out: expected a folder that does not exist yet (pass --overwrite" in capsys.readouterr().err
     assert (out / "policy.safetensors").read_bytes() == before
 
 
@@ -289,3 +289,99 @@ def test_made_up_decisions_load_and_fit(tmp_path):
     assert distill.main(["--student", "ppo-3p", "--out", str(tmp_path / "out"), "--load-data", str(f),
                          "--epochs", "1", "--no-progress"]) == 0  # fmt: skip
     json.loads((tmp_path / "out" / "distill.json").read_text())
+
+
+# ------------------------------------------------------------------ --out: the shared output check, and --overwrite
+def _no_work(monkeypatch) -> None:
+    """Make playing and fitting fail loudly: a refusal must come before either."""
+
+    def called(*args, **kwargs):
+        raise AssertionError("the work started before the outputs were checked")
+
+    monkeypatch.setattr(distill, "generate", called)
+    monkeypatch.setattr(distill, "fit", called)
+
+
+def _shared_line(out, *, overwrite: bool = False) -> str:
+    """The line :func:`training.cli.check_outputs` makes of ``--out out`` (the one copy of the check)."""
+    from training.cli import check_outputs
+
+    with pytest.raises(ValueError) as e:
+        check_outputs({"--out": str(out)}, overwrite=overwrite, files_in=distill.out_files(), whole_folder=True)
+    return f"error: {e.value}\n"
+
+
+def test_an_existing_out_is_refused_in_the_shared_words_before_any_game(tmp_path, capsys, monkeypatch):
+    # distill had a check of its own ("expected a new directory, ... which exists") and no --overwrite for --out
+    out = tmp_path / "student"
+    out.mkdir()
+    (out / "policy.safetensors").write_bytes(b"kept")
+    _no_work(monkeypatch)
+    argv = ["--teacher", "never-take", "--student", "ppo-3p", "--out", str(out), "--games", "600", "--no-progress"]
+    assert distill.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: --out: expected a folder that does not exist yet (pass --overwrite to replace it), got {str(out)!r} "
+        "(an existing folder)\n"
+    )
+    assert err == _shared_line(out)
+    assert (out / "policy.safetensors").read_bytes() == b"kept" and sorted(tmp_path.iterdir()) == [out]
+
+
+def test_overwrite_never_replaces_a_folder_holding_other_files(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    _no_work(monkeypatch)
+    argv = ["--teacher", "never-take", "--student", "ppo-3p", "--out", str(out), "--no-progress", "--overwrite"]
+    assert distill.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == _shared_line(out, overwrite=True)
+    assert err == (
+        "error: --out: expected a folder to replace that holds only policy.safetensors, metadata.json, distill.json "
+        f"(--overwrite replaces the folder whole), got {str(out)!r}, which also holds notes.txt\n"
+    )
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("kind", ["parent is a file", "save-data inside out"])
+def test_an_out_that_cannot_be_written_is_refused_before_any_game(tmp_path, capsys, monkeypatch, kind):
+    # an --out under a file used to play every game and fit, then end in a NotADirectoryError traceback (exit 1)
+    _no_work(monkeypatch)
+    (tmp_path / "f").write_text("a file")
+    if kind == "parent is a file":
+        out, extra = tmp_path / "f" / "x", []
+        message = (
+            f"error: --out: expected a path whose folders can be created, got {str(out)!r} "
+            f"({str(tmp_path / 'f')!r} is not a folder)\n"
+        )
+    else:  # the folder is replaced whole: the decisions saved in it would be lost with it
+        out = tmp_path / "o"
+        extra = ["--save-data", str(out / "d.npz")]
+        message = (
+            f"error: --save-data: expected a file outside --out {str(out)!r} (that folder is written whole, as a "
+            f"checkpoint), got {str(out / 'd.npz')!r}\n"
+        )
+    argv = ["--teacher", "never-take", "--student", "ppo-3p", "--out", str(out), "--no-progress", *extra]
+    assert distill.main(argv) == 2
+    assert capsys.readouterr().err == message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
+
+
+def test_overwrite_replaces_a_distilled_checkpoint_whole(tmp_path, capsys):
+    f = tmp_path / "d.npz"
+    _decisions().save(f)
+    out = tmp_path / "out"
+    argv = ["--student", "ppo-3p", "--out", str(out), "--load-data", str(f), "--epochs", "1", "--no-progress"]
+    assert distill.main([*argv, "--seed", "1"]) == 0
+    first = (out / "policy.safetensors").read_bytes()
+    assert distill.main([*argv, "--seed", "2"]) == 2  # without --overwrite: refused, kept
+    assert (out / "policy.safetensors").read_bytes() == first
+    capsys.readouterr()
+    assert distill.main([*argv, "--seed", "2", "--overwrite"]) == 0
+    assert capsys.readouterr().out.endswith(f"Wrote {out}\n")
+    assert json.loads((out / "distill.json").read_text())["seed"] == 2
+    assert ckpt.verify_checkpoint(out)["distilled"]["seed"] == 2
+    assert (out / "policy.safetensors").read_bytes() != first  # another split and order: other weights
+    assert sorted(p.name for p in out.iterdir()) == ["distill.json", "metadata.json", "policy.safetensors"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npz", "out"]  # no .out.tmp or .out.old left

@@ -226,3 +226,40 @@ def test_exploit_refuses_a_heldout_victim_by_its_flag(tmp_path, capsys):
     assert not any(tmp_path.iterdir())
     with pytest.raises(TypeError, match="expected a list of specs, got the string"):
         refuse_heldout("--teacher", "training.evaluation.heldout:Clock")  # not checked letter by letter
+
+
+def test_heldout_columns_show_class_names_and_keep_the_full_specs(tmp_path, capsys):
+    # they were shown as their module:attr specs ("training.evaluation.heldout:ChipRich ×2"), where every standard
+    # column shows a short name ("threshold:T=2 ×2")
+    out, md = tmp_path / "h.json", tmp_path / "h.md"
+    assert g.main(["--players", "3", "--policy", "heuristic", "--heldout", "--games", "3", "--json", str(out),
+                   "--md", str(md), "--no-progress"]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    rows = {r["column"]: r for r in json.loads(out.read_text())["reports"][0]["rows"]}
+    chip = rows["training.evaluation.heldout:ChipRich"]
+    assert chip["display"] == "ChipRich ×2"
+    assert chip["opponents"] == ["training.evaluation.heldout:ChipRich"] * 2  # the specs that load them
+    assert load_policy(chip["opponents"][0], num_players=3).name == "training.evaluation.heldout:ChipRich"
+    assert rows["training.evaluation.heldout:LowCard+training.evaluation.heldout:Hoarder"]["display"] == (
+        "LowCard + Hoarder"
+    )
+    assert rows["training.evaluation.heldout:Clock+heuristic"]["display"] == "Clock + heuristic"
+    assert rows["threshold:T=2+threshold:T=12"]["display"] == "threshold:T=2 + threshold:T=12"  # standard: as it was
+    assert [r["display"] for r in rows.values()][:4] == ["LowCard ×2", "Hoarder ×2", "Clock ×2", "ChipRich ×2"]
+    text = md.read_text()
+    assert "\n| ChipRich ×2 | 3 | " in text and "\n| PotGrab + PennyClock | 3 | " in text
+    assert "│ ChipRich ×2 " in printed and "│ LetItRider + DeckRank " in printed
+    assert "heldout:" not in text and "heldout:" not in printed
+
+
+def test_short_names_only_shorten_heldout_specs():
+    from training.evaluation.heldout import short_name
+
+    assert short_name("training.evaluation.heldout:ChipRich") == "ChipRich"
+    assert short_name("search:model=(training.evaluation.heldout:Clock)") == "search:model=(Clock)"
+    for spec in ("heuristic", "threshold:T=2", "ppo-3p:deterministic=False", "mybots.training.evaluation.heldout:X"):
+        assert short_name(spec) == spec
+    column = g.parse_column("training.evaluation.heldout:LowCard+training.evaluation.heldout:Hoarder")
+    assert column.display(4) == "LowCard + Hoarder + LowCard"  # the seats, filled in turn
+    assert column.label == "training.evaluation.heldout:LowCard+training.evaluation.heldout:Hoarder"
+    assert g.parse_column("training.evaluation.heldout:Budget").display(5) == "Budget ×4"

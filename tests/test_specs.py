@@ -110,3 +110,93 @@ def test_an_error_in_a_shipped_composite_names_the_short_name_as_written():
             f"policy spec 'best-3p' (= {expanded!r}): parameter rollout: policy spec {rollout!r}: "
             "expected a policy for 4 players, got one trained for [3] players"
         )
+
+
+def _checkpoint_at(folder) -> None:
+    """A copy of the shipped ppo-3p checkpoint (its two files) at ``folder``."""
+    import shutil
+
+    from training.checkpoints import METADATA_FILE, WEIGHTS_FILE, resolve_checkpoint
+
+    folder.mkdir(parents=True)
+    for name in (WEIGHTS_FILE, METADATA_FILE):
+        shutil.copy(resolve_checkpoint("ppo-3p") / name, folder / name)
+
+
+def test_the_checkpoint_files_are_the_ones_checkpoints_write():
+    from training.checkpoints import METADATA_FILE, WEIGHTS_FILE
+
+    assert specs.CHECKPOINT_FILES == (WEIGHTS_FILE, METADATA_FILE)
+
+
+def test_a_checkpoint_folder_with_a_colon_in_its_path_is_a_checkpoint(tmp_path, monkeypatch):
+    # The ':' was read as the start of parameters when what comes before it is a baseline's name:
+    # 'heuristic:v2' said "expected parameters as key=value,key=value, got 'v2'", and no path with a ':' could
+    # take ':deterministic=False'.
+    monkeypatch.chdir(tmp_path)
+    _checkpoint_at(tmp_path / "heuristic:v2")
+    _checkpoint_at(tmp_path / "runs" / "a:b" / "checkpoints" / "final")
+    (tmp_path / "threshold:T=2").mkdir()  # a folder of that name, but no checkpoint: still the baseline
+    for spec, name in [
+        ("heuristic:v2", "heuristic:v2"),
+        ("heuristic:v2/metadata.json", "heuristic:v2"),
+        ("runs/a:b/checkpoints/final", "final"),
+        (str(tmp_path / "runs" / "a:b" / "checkpoints" / "final"), "final"),
+    ]:
+        policy = specs.load_policy(spec, num_players=3)
+        assert type(policy).__name__ == "MLPPolicy" and policy.name == name and policy.deterministic is True
+    for spec in ("heuristic:v2:deterministic=False", "runs/a:b/checkpoints/final:deterministic=False"):
+        policy = specs.load_policy(spec, num_players=3)
+        assert policy.deterministic is False and policy.name == spec
+    search = specs.load_policy("search:rollout=heuristic:v2,iters=2", num_players=3)
+    assert type(search.rollout).__name__ == "MLPPolicy" and search.rollout.name == "heuristic:v2"
+    assert type(specs.load_policy("threshold:T=2", num_players=3)).__name__ == "ThresholdPolicy"
+    assert type(specs.load_policy("heuristic", num_players=3)).__name__ == "HeuristicPolicy"
+
+
+def test_a_path_with_a_colon_that_does_not_exist_says_so(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "heuristic:empty").mkdir()
+    absent = str(tmp_path / "x:y")
+    cases = [
+        (
+            "runs/a:c/checkpoints/final",
+            "expected an existing checkpoint directory (or a file in one) or a policy spec, got neither: no such "
+            "path ('runs/a:c' does not exist), and read as a spec, 'runs/a' before the ':' is not a baseline, a "
+            "shipped agent or an existing path",
+        ),
+        (
+            absent,
+            "expected an existing checkpoint directory (or a file in one) or a policy spec, got neither: no such "
+            f"path ({absent!r} does not exist), and read as a spec, {str(tmp_path / 'x')!r} before the ':' is not "
+            "a baseline, a shipped agent or an existing path",
+        ),
+        (
+            "runs/a:c/final:deterministic=False",
+            "expected an existing checkpoint directory (or a file in one) or a policy spec, got neither: no such "
+            "path ('runs/a:c' does not exist), and read as a checkpoint with parameters, the path 'runs/a:c/final' "
+            "before ':deterministic=False' does not exist ('runs/a:c' is missing)",
+        ),
+        (
+            "no_such_module_xyz:z",
+            "cannot import module 'no_such_module_xyz' (No module named 'no_such_module_xyz'); nor is it an "
+            "existing path (no 'no_such_module_xyz:z')",
+        ),
+        (
+            "heuristic:v3",
+            "expected parameters as key=value,key=value, got 'v3'; nor is it an existing path (no 'heuristic:v3')",
+        ),
+        (
+            "heuristic:empty",
+            "expected parameters as key=value,key=value, got 'empty'; the path heuristic:empty exists but holds no "
+            "checkpoint (expected a directory with policy.safetensors and metadata.json, or a file in one)",
+        ),
+    ]
+    for spec, message in cases:
+        with pytest.raises(ValueError) as e:
+            specs.load_policy(spec, num_players=3)
+        assert str(e.value) == f"policy spec {spec!r}: {message}"
+    with pytest.raises(ValueError) as e:  # parameters: no word of paths
+        specs.load_policy("threshold:T=x", num_players=3)
+    assert str(e.value) == "policy spec 'threshold:T=x': T: expected an integer, got 'x'"

@@ -26,7 +26,8 @@ Command line::
 
 ``--heldout`` swaps the standard set for :data:`HELDOUT_COLUMNS` (:mod:`training.evaluation.heldout`): kinds
 of bot and tables that no agent is trained, distilled or selected against, so a score there says whether the
-gauntlet's scores carry over to play an agent never met.
+gauntlet's scores carry over to play an agent never met. Tables name those bots by class (``ChipRich ×2``); the
+JSON's ``column`` and ``opponents`` keep their full specs (``training.evaluation.heldout:ChipRich``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from training.cli import Parser, add_overwrite_argument, check_outputs, int_in
 from training.evaluation.evaluate import PolicyStats, label_by_path, plan_matchup, rounded_games, run_many
-from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS
+from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS, short_name
 from training.variants import add_variant_arguments, variant_config
 
 STANDARD_OPPONENTS: tuple[str, ...] = (
@@ -111,10 +112,12 @@ class Column:
         return [self.opponents[i % len(self.opponents)] for i in range(num_players - 1)]
 
     def display(self, num_players: int) -> str:
-        """``utility ×2`` for a single opponent; ``utility + extort`` for a mixed table (its seats)."""
+        """``utility ×2`` for a single opponent; ``utility + extort`` for a mixed table (its seats). Held-out bots
+        are named by their class (``ChipRich ×2``, :func:`training.evaluation.heldout.short_name`); :attr:`label`
+        keeps their full spec."""
         if len(self.opponents) == 1:
-            return f"{self.opponents[0]} ×{num_players - 1}"
-        return " + ".join(self.seat_specs(num_players))
+            return f"{short_name(self.opponents[0])} ×{num_players - 1}"
+        return " + ".join(short_name(s) for s in self.seat_specs(num_players))
 
 
 def parse_column(text: str) -> Column:
@@ -147,8 +150,9 @@ class GauntletRow:
     """The candidate's results in one column (fractions in [0, 1]; penalties in penalty points).
 
     Attributes:
-        column: the column's label; display: its human-readable form at this table size.
-        opponents: the ``P − 1`` opponent specs in seat order after the candidate.
+        column: the column's label (its full specs, as ``--columns`` and ``--column-games`` take it); display: its
+            human-readable form at this table size (held-out bots by class name, :meth:`Column.display`).
+        opponents: the ``P − 1`` opponent specs in seat order after the candidate (full specs).
         games: games played (a multiple of ``P``); capped: whether a cap cut the games asked for.
         stats: the candidate's :class:`~training.evaluate.PolicyStats` (win rate with CI, mean penalty with
             CI, mean rank, per-seat win rates).

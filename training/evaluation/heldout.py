@@ -43,11 +43,13 @@ public-style rules (compare a card with the cards to come, panic when short of c
 with parameters of our choosing, not tuned.
 
 Every bot takes when it has no chip. Specs: ``training.evaluation.heldout:LowCard`` and so on
-(:func:`nothanks_env.specs.load_policy`'s ``module:attr`` form), listed in :data:`HELDOUT_OPPONENTS`.
+(:func:`nothanks_env.specs.load_policy`'s ``module:attr`` form), listed in :data:`HELDOUT_OPPONENTS`. Tables
+print them by class name (``LowCard ×2``, :func:`short_name`); the gauntlet's JSON keeps the full spec too.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -265,6 +267,17 @@ HELDOUT_MIXED: tuple[tuple[str, ...], ...] = (
 )
 """Held-out mixed tables: the held-out bots beside standard ones, and pairs of standard bots that no gauntlet
 column seats together (a league pool draws each seat on its own, so self-play may have met such pairs)."""
+
+
+_SPEC_PREFIX = re.compile(rf"(?<![\w.]){re.escape(MODULE)}:")
+"""``training.evaluation.heldout:`` where a spec (or a spec nested in another) starts with it."""
+
+
+def short_name(spec: str) -> str:
+    """``spec`` as a table prints it: each held-out bot by its class name (``training.evaluation.heldout:ChipRich``
+    -> ``ChipRich``), in nested specs too (``search:model=(Clock)``); any other spec unchanged. For display
+    only: the full spec is what loads."""
+    return _SPEC_PREFIX.sub("", spec)
 
 
 def is_heldout(spec: str) -> bool:

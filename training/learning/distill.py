@@ -22,8 +22,10 @@
    without playing (to try another ``--lr``, ``--kl`` or ``--epochs``), or on several such files at once
    (a student of several table sizes is fitted on one file per size, each played with its ``--players``).
 3. **Save.** The result is a checkpoint like any other (``DIR``, with ``distill.json``): the student's
-   metadata plus where it came from. Evaluate it with ``training.gauntlet``; a search whose rollout is the
-   new network is the next step of the iteration.
+   metadata plus where it came from. An existing ``DIR`` is refused before any game is played, unless
+   ``--overwrite`` is given and it holds only the files of such a checkpoint (it is then replaced whole).
+   Evaluate it with ``training.gauntlet``; a search whose rollout is the new network is the next step of the
+   iteration.
 
 The search bot (:mod:`nothanks_env.baselines.search`) searches only where its rollout network hesitates
 (``confident``) and departs from the network only when the paired rollouts say so (``min_z``), so its
@@ -71,6 +73,9 @@ ARRAYS = ("obs", "mask", "action", "game")
 
 NUM_ACTIONS = 2
 """Actions of a recorded decision: PASS (0) and TAKE (1), the columns of its mask."""
+
+SUMMARY_FILE = "distill.json"
+"""The file of ``--out`` that says where the distilled checkpoint came from (:func:`distill`'s summary)."""
 
 
 class Recorder(Policy):
@@ -525,13 +530,42 @@ def fit(
     return weights, report
 
 
+def out_files() -> tuple[str, ...]:
+    """The files of a distilled checkpoint folder (``--out``): all that ``--overwrite`` may replace there."""
+    from training.checkpoints import METADATA_FILE, WEIGHTS_FILE
+
+    return (WEIGHTS_FILE, METADATA_FILE, SUMMARY_FILE)
+
+
+def check_distill_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any game or fit, outputs that could not be written or would replace saved work: the
+    ``--out`` folder (:func:`training.cli.check_outputs`, written whole: an existing one only with
+    ``--overwrite`` and only if it holds nothing but :func:`out_files`) and the ``--save-data`` file (an
+    existing one only with ``--overwrite``, and never inside ``--out``, which is replaced whole).
+
+    Raises:
+        ValueError: ``"<flag>: expected ..., got ..."`` naming the output refused.
+    """
+    saved = None if args.save_data is None else data_file(args.save_data)
+    check_outputs({"--out": args.out}, overwrite=args.overwrite, files_in=out_files(), whole_folder=True)
+    check_outputs({"--save-data": saved}, overwrite=args.overwrite)
+    if saved is not None:
+        out = Path(args.out).resolve()
+        if out in Path(saved).resolve().parents:
+            raise ValueError(
+                f"--save-data: expected a file outside --out {args.out!r} (that folder is written whole, as a "
+                f"checkpoint), got {saved!r}"
+            )
+
+
 def distill(args: argparse.Namespace) -> dict:
-    """Run the three steps; returns the summary written to ``DIR/distill.json``."""
+    """Run the three steps; returns the summary written to ``DIR/distill.json``.
+
+    The outputs are not checked here: :func:`main` checks them first (:func:`check_distill_outputs`).
+    """
     from training.checkpoints import read_metadata, resolve_checkpoint, save_checkpoint
 
-    out = Path(args.out)
-    if out.exists():
-        raise ValueError(f"--out: expected a new directory, got {str(out)!r}, which exists (nothing was written)")
+    out = Path(args.out)  # checked by check_distill_outputs before any game; replaced only with --overwrite
     meta = read_metadata(resolve_checkpoint(args.student))
     counts = meta.get("num_players") or []
     if counts and args.players not in counts and not args.load_data:
@@ -581,8 +615,8 @@ def distill(args: argparse.Namespace) -> dict:
     keep = {k: v for k, v in meta.items() if k not in dropped}
     keep.update(kind="nothanks-distilled", distilled=summary)
     text = json.dumps(summary, indent=2, allow_nan=False)  # fails here, before --out exists, not half-way
-    save_checkpoint(out, weights, keep)
-    (out / "distill.json").write_text(text)
+    save_checkpoint(out, weights, keep, overwrite=args.overwrite)
+    (out / SUMMARY_FILE).write_text(text)
     return summary
 
 
@@ -594,7 +628,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--teacher", help="policy spec that decides (e.g. best-3p); needed unless --load-data")
     ap.add_argument("--student", required=True, help="checkpoint path or shipped name to start from")
-    ap.add_argument("--out", required=True, help="new checkpoint directory")
+    ap.add_argument(
+        "--out", required=True, help="checkpoint directory to write (an existing one is replaced only with --overwrite)"
+    )
     ap.add_argument("--players", type=int_in(3, 7), default=3, help="table size of the teacher's games, 3..7")
     ap.add_argument(
         "--opponents", nargs="+", default=["heuristic", "utility", "extort", "threshold:T=2", "ratio", "random"],
@@ -611,7 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="teacher games, rounded up to a multiple of 100 x --players (100 deals in every seat rotation)",
     )
     ap.add_argument("--save-data", metavar="FILE", help="also write the recorded decisions to FILE (.npz)")
-    add_overwrite_argument(ap, help="replace an existing --save-data file (refused otherwise; --out is always new)")
+    add_overwrite_argument(ap, help="replace an existing --out checkpoint or --save-data file (refused otherwise)")
     ap.add_argument(
         "--load-data", metavar="FILE", nargs="+",
         help="fit on decisions saved by --save-data instead of playing (teacher and opponent flags unused); "
@@ -641,8 +677,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     try:
-        saved = None if args.save_data is None else data_file(args.save_data)
-        check_outputs({"--save-data": saved}, overwrite=args.overwrite)  # before any game
+        check_distill_outputs(args)  # before any game, fit or checkpoint read
         if not 0 < args.holdout < 1:
             raise ValueError(f"--holdout: expected a share in (0, 1), got {args.holdout}")
         try:
