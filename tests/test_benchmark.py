@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from training import benchmark
 
 
@@ -45,6 +47,87 @@ def test_selfplay_benchmark_refuses_bad_counts(capsys):
         assert exc.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error:") and argv[0] in err[0], err
+
+
+def _recorded_configs(monkeypatch) -> list:
+    """Replace the timed parts of ``benchmark selfplay`` by recorders of the config each is given."""
+    from training.bench import bench_selfplay as bs
+
+    seen = []
+
+    def fast(cfg, steps, snapshots, clock):
+        seen.append(cfg)
+        return 1000.0, {}
+
+    def naive(cfg, steps, snapshots, clock):
+        seen.append(cfg)
+        return 100.0
+
+    monkeypatch.setattr(bs, "_fast_rate", fast)
+    monkeypatch.setattr(bs, "_naive_rate", naive)
+    return seen
+
+
+def test_selfplay_benchmark_times_the_config_and_overrides_it_is_given_and_prints_them(capsys, monkeypatch):
+    """``benchmark selfplay CONFIG --set KEY=VALUE`` times that config as training reads it (before, it always
+    timed the default config's rollouts of 8 x 512 and batches of 1024, and refused ``--set``)."""
+    from training.config import CONFIG_DIR
+
+    seen = _recorded_configs(monkeypatch)
+    config = str(CONFIG_DIR / "selfplay_3pt.yaml")
+    benchmark.main(["selfplay", config, "--set", "ppo.n_steps=64", "--set", "ppo.n_epochs=2", "--steps", "1"])
+    out = capsys.readouterr().out
+    two, one, naive = seen
+    assert (two.run.collector, one.run.collector) == ("process", "inline")
+    for cfg in seen:
+        assert (cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.ppo.n_epochs, cfg.env.games_per_count) == (64, 8192, 2, 512)
+        assert cfg.env.behaviour is True and cfg.pool.league.weighting == "target" and cfg.run.seed == 35
+        assert cfg.rollout_steps == 32768 and cfg.run.progress is False
+    assert (
+        f"  config {config} --set ppo.n_steps=64 --set ppo.n_epochs=2: rollout 32,768 learner steps = ppo.n_steps 64 x "
+        "env.games_per_count 512 x 1 player count; ppo.batch_size 8192, ppo.n_epochs 2, ppo.net_arch [128, 128], "
+        "env.behaviour true, run.torch_threads 1\n"
+    ) in out
+    assert "the config's league of 27 scripted bots, 20% snapshots" in out
+
+    seen.clear()
+    benchmark.main(["selfplay", "--set", "ppo.batch_size=512", "--players", "4", "--seed", "3", "--snapshots", "7"])
+    out = capsys.readouterr().out
+    for cfg in seen:
+        assert (cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.game.num_players, cfg.run.seed) == (8, 512, [4], 3)
+        assert cfg.pool.max_snapshots == 7  # room for the 7 snapshots the benchmark adds
+    assert "  config configs/selfplay.yaml (default) --set ppo.batch_size=512: rollout 4,096 learner steps = " in out
+
+
+def test_selfplay_benchmark_refuses_a_bad_config_or_override_in_one_line(capsys, monkeypatch):
+    _recorded_configs(monkeypatch)
+    for argv, message in [
+        (["--set", "ppo.n_steps=0"], "ppo.n_steps: expected an int >= 1, got 0"),
+        (["--set", "ppo.n_steps"], "override: expected KEY.PATH=VALUE, got 'ppo.n_steps'"),
+        (["no/such.yaml"], "config file not found: expected an existing YAML file, got no/such.yaml"),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            benchmark.main(["selfplay", *argv])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:") and message in err[0], err
+
+
+def test_selfplay_benchmark_runs_a_config_with_behaviour_inputs(capsys):
+    """The snapshot networks and the naive loop take the config's inputs (``env.behaviour`` adds 56): before,
+    both were built for the default 389 and the run failed."""
+    benchmark.main(["selfplay", "--set", "env.behaviour=true", "--set", "env.games_per_count=16", "--set",
+                    "ppo.n_steps=16", "--set", "ppo.batch_size=128", "--steps", "256", "--naive-steps", "128",
+                    "--snapshots", "2"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert "rollout 256 learner steps = ppo.n_steps 16 x env.games_per_count 16 x 1 player count" in out
+    assert "env.behaviour true" in out
+    rates = [
+        float(line.split(":")[1].split()[0].replace(",", ""))
+        for line in out.splitlines()
+        if line.endswith(" learner steps/s")
+    ]
+    assert len(rates) == 3 and all(r > 0 for r in rates)
 
 
 def test_benchmark_all_runs_parse_as_sub_commands():

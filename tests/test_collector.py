@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,10 +24,11 @@ from training.config import CONFIG_DIR
 from training.learning.collector import HUGE_NEG, CollectorEnv, CollectorError, OverlappedMaskablePPO
 from training.learning.config import load_config
 from training.learning.pool import OpponentPool
-from training.learning.selfplay import main, make_model
+from training.learning.selfplay import main, make_model, step_checkpoints
 from training.specs import load_policy
 
 SMOKE = str(CONFIG_DIR / "smoke.yaml")
+REPO = Path(__file__).resolve().parent.parent
 ACTOR = (389, 32, 32, 2)
 
 
@@ -140,3 +148,140 @@ def test_the_collector_ends_with_the_run_and_a_resume_may_change_collector_mode(
     assert main(["--resume", str(run), "--set", "run.total_timesteps=6144", "--set", "run.collector=inline"]) == 0
     assert ckpt.read_metadata(run / "checkpoints" / "final")["timesteps"] == 6144
     assert set(multiprocessing.active_children()) <= before  # the run's collector process is gone
+
+
+# --------------------------------------------------------------------------- the collector ends with the learner
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads processes from /proc (Linux)")
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, from /proc."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie (an orphan's may wait for a reaper that never comes)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def the_collector(pid: int) -> int | None:
+    """The collector process ``pid`` spawned, if it has (its resource tracker is a child too)."""
+    for child in children(pid):
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                return child
+        except OSError:
+            continue
+    return None
+
+
+@needs_proc
+def test_sigterm_while_the_collector_starts_saves_step_0_and_leaves_no_process(tmp_path):
+    """SIGTERM to the trainer while its collector process is still starting: the trainer used to die of it at once
+    (exit -15) and leave the collector, which ignores SIGTERM, starting and then failing on the closed pipe with
+    two tracebacks. Now the stop waits for the start, saves a checkpoint at step 0, closes the collector, exits 0."""
+    cmd = [sys.executable, "-m", "training.selfplay", SMOKE, "--run.runs_dir", str(tmp_path)]
+    cmd += ["--set", "run.collector=process", "--set", "run.total_timesteps=1000000"]
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    collector = None
+    try:
+        deadline = time.time() + 60
+        while collector is None and proc.poll() is None and time.time() < deadline:
+            collector = the_collector(proc.pid)
+            time.sleep(0.01)
+        assert collector is not None, proc.communicate()
+        proc.send_signal(signal.SIGTERM)  # the collector is importing torch: seconds from its first answer
+        _, err = proc.communicate(timeout=60)
+        left = running(collector)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if collector is not None and running(collector):
+            os.kill(collector, signal.SIGKILL)
+    assert not left, "the collector process outlived the trainer"
+    assert proc.returncode == 0, err
+    assert "SIGTERM: saving a checkpoint" in err and "stopped at 0 learner steps" in err, err
+    assert "Traceback" not in err, err
+    (run,) = list(tmp_path.iterdir())
+    (last,) = step_checkpoints(run)
+    assert ckpt.verify_checkpoint(last)["timesteps"] == ckpt.load_train_state(last)["num_timesteps"] == 0
+
+
+@needs_proc
+def test_the_collector_ends_when_its_learner_is_killed_mid_rollout():
+    """SIGKILL (or any death without clean-up) of the learner while the collector plays a rollout: the collector
+    used to play on to the end of it (here minutes) before a write to the closed pipe failed."""
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(REPO / "tests")!r})
+        from netweights import random_weights
+        from training.learning.collector import CollectorEnv
+        from training.learning.config import load_config
+        env = CollectorEnv(load_config({SMOKE!r}, ["env.games_per_count=1", "ppo.batch_size=32"]))
+        env.start_collect(random_weights({ACTOR!r}, 0), 300_000)  # one game slot: 300,000 steps take minutes
+        print(env._proc.pid, flush=True)
+        sys.stdin.read()
+    """)
+    learner = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    collector = None
+    try:
+        collector = int(learner.stdout.readline())
+        assert running(collector)
+        learner.kill()
+        learner.wait(timeout=30)
+        deadline = time.time() + 10
+        while running(collector) and time.time() < deadline:
+            time.sleep(0.05)
+        left = running(collector)
+    finally:
+        if learner.poll() is None:
+            learner.kill()
+        if collector is not None and running(collector):
+            os.kill(collector, signal.SIGKILL)
+    assert not left, "the collector process outlived its learner"
+
+
+def test_a_trainer_that_fails_to_start_ends_its_collector_at_once(tmp_path, monkeypatch):
+    """An exception after the collector started (here building the model) ends it before it propagates: before, it
+    ran on until the interpreter's exit, or until the garbage collector found the failed trainer."""
+    from training.learning import selfplay
+
+    def broken_model(cfg, env, n_steps=None):
+        raise ValueError("no model today")
+
+    monkeypatch.setattr(selfplay, "make_model", broken_model)
+    before = set(multiprocessing.active_children())
+    with pytest.raises(ValueError, match="no model today"):
+        selfplay.Trainer(load_config(SMOKE, ["run.collector=process"]), tmp_path / "run")
+    assert set(multiprocessing.active_children()) <= before
+
+
+def test_a_collector_interrupted_while_it_starts_is_ended_at_once(monkeypatch):
+    """Ctrl-C (KeyboardInterrupt) while the learner waits for the collector's first answer ends the collector
+    before the exception goes on. Before, the collector ran on while anything held the exception (its traceback
+    holds the half-built env), then the env's finalizer waited for it to finish starting before ending it."""
+    from training.learning import collector as col
+
+    def interrupted(conn):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(col, "_recv", interrupted)
+    before = set(multiprocessing.active_children())
+    with pytest.raises(KeyboardInterrupt) as raised:
+        CollectorEnv(load_config(SMOKE))
+    assert set(multiprocessing.active_children()) <= before  # while the exception is still held
+    assert raised.value is not None

@@ -1,8 +1,8 @@
 """Learner steps/s of self-play PPO: two cores, one core, and a naive per-decision loop, in one run.
 
-All three train the same MaskablePPO (the default config's network and PPO settings, one torch thread
-per process) for a fixed number of learner steps and report learner steps per second of ``model.learn``
-(collection *and* updates):
+All three train the same MaskablePPO (the config's network and PPO settings, ``run.torch_threads`` torch
+threads per process) for a fixed number of learner steps and report learner steps per second of
+``model.learn`` (collection *and* updates):
 
 - **two cores** (``run.collector: process``, the default): a collector process plays the games while the
   learner updates on the previous rollout (:mod:`training.learning.collector`);
@@ -12,11 +12,18 @@ per process) for a fixed number of learner steps and report learner steps per se
 - **naive**: the usual wrapper: one scalar :class:`~nothanks_env.game.Game` per env in a ``DummyVecEnv``
   of 8, every opponent a snapshot network called with ``predict`` once per decision.
 
-The fast paths play the default config's opponent mix (``--pool default``: its league of scripted bots,
-plus ``--snapshots`` random-initialised snapshot networks taking ``pool.snapshot_weight`` of the seats,
-as in a run under way) or, with ``--pool snapshots``, snapshots in every seat. Each prints where the time
-goes, in microseconds per learner step: engine, opponents, encoding, learner forward, update, and for
-two cores the learner's wait for rollouts.
+The settings are a training config's: ``CONFIG`` (default ``configs/selfplay.yaml``) with ``--set KEY=VALUE``
+overrides, read as ``python -m training.selfplay`` reads them, so that ``python -m training.benchmark selfplay
+configs/selfplay_3pt.yaml`` times the rollouts (``ppo.n_steps`` x ``env.games_per_count``), minibatches
+(``ppo.batch_size``), network and opponents that config trains with; the run prints them. ``--players`` and
+``--seed``, when given, replace the config's ``game.num_players`` and ``run.seed``; ``run.torch_threads`` is the
+config's (1 in the shipped ones). The network starts from random weights (``run.init_from`` is not loaded).
+
+The fast paths play the config's opponent mix (``--pool default``: its league of scripted bots, plus
+``--snapshots`` random-initialised snapshot networks taking ``pool.snapshot_weight`` of the seats, as in a
+run under way) or, with ``--pool snapshots``, snapshots in every seat. Each prints where the time goes, in
+microseconds per learner step: engine, opponents, encoding, learner forward, update, and for two cores the
+learner's wait for rollouts. The naive loop plays the config's first player count.
 
 Wired as ``python -m training.benchmark selfplay`` (:func:`add_arguments`, :func:`bench_selfplay`).
 """
@@ -36,15 +43,18 @@ import torch
 from nothanks_env import encoding as enc
 from nothanks_env.game import Game, GameConfig
 from training.bench.benchmark import add_selfplay_arguments as add_arguments
+from training.checkpoints import network_sizes
 from training.cli import Parser, refuse
-from training.learning.config import ConfigError, load_config
+from training.learning.config import Config, ConfigError, load_config
 
 NAIVE_ENVS = 8
 
 
-def _snapshot_weights(arch: list[int], seed: int) -> dict[str, torch.Tensor]:
+def _snapshot_weights(cfg: Config, seed: int) -> dict[str, torch.Tensor]:
+    """Random actor weights of ``cfg``'s network (its inputs, ``ppo.net_arch`` and actions)."""
     g = torch.Generator().manual_seed(seed)
-    sizes = [enc.OBS_SIZE, *arch, 2]
+    n_in, n_out = network_sizes(bool(cfg.game.special_cards), cfg.env.behaviour)
+    sizes = [n_in, *cfg.ppo.net_arch, n_out]
     out = {}
     for i in range(len(sizes) - 1):
         out[f"layers.{i}.weight"] = torch.randn(sizes[i + 1], sizes[i], generator=g) / sizes[i] ** 0.5
@@ -58,12 +68,15 @@ class NaiveSelfPlayEnv(gym.Env):
     Reward: the learner's win share when the game ends (on anyone's move), as in the fast path.
     """
 
-    def __init__(self, config: GameConfig, opponents: list, chip_memory: bool, seed: int) -> None:
-        self.config, self.opponents, self.chip_memory = config, opponents, chip_memory
+    def __init__(
+        self, config: GameConfig, opponents: list, chip_memory: bool, seed: int, behaviour: bool = False
+    ) -> None:
+        self.config, self.opponents, self.chip_memory, self.behaviour = config, opponents, chip_memory, behaviour
         self.game = Game(config)
         self.rng = np.random.default_rng(seed)
-        self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(enc.OBS_SIZE,), dtype=np.float32)
-        self.action_space = gym.spaces.Discrete(2)
+        self.obs_size = enc.obs_size(config, behaviour)
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(self.obs_size,), dtype=np.float32)
+        self.action_space = gym.spaces.Discrete(config.num_actions)
 
     def _advance(self) -> bool:
         """Opponents act until the learner is to act; True if the game ended."""
@@ -71,13 +84,13 @@ class NaiveSelfPlayEnv(gym.Env):
         while not g.is_over and g.current_seat != self.me:
             view = g.seat_view(g.current_seat)
             model = self.seat_models[g.current_seat]
-            obs = enc.encode(view, chip_memory=self.chip_memory)
+            obs = enc.encode(view, chip_memory=self.chip_memory, behaviour=self.behaviour)
             action, _ = model.predict(obs, action_masks=enc.action_mask(view).astype(bool), deterministic=False)
             g.step(int(action))
         return g.is_over
 
     def _obs(self) -> np.ndarray:
-        return enc.encode(self.game.seat_view(self.me), chip_memory=self.chip_memory)
+        return enc.encode(self.game.seat_view(self.me), chip_memory=self.chip_memory, behaviour=self.behaviour)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         while True:
@@ -92,7 +105,7 @@ class NaiveSelfPlayEnv(gym.Env):
         if self._advance():
             _, winners = self.game.ranks_and_winners()
             reward = 1.0 / len(winners) if self.me in winners else 0.0
-            return np.zeros(enc.OBS_SIZE, dtype=np.float32), reward, True, False, {}
+            return np.zeros(self.obs_size, dtype=np.float32), reward, True, False, {}
         return self._obs(), 0.0, False, False, {}
 
     def action_masks(self) -> np.ndarray:
@@ -122,7 +135,7 @@ def _fast_rate(cfg, steps: int, snapshots: int, clock) -> tuple[float, dict[str,
         env = make_env(cfg, pool)
     try:
         for k in range(snapshots):
-            pool.add_snapshot(_snapshot_weights(cfg.ppo.net_arch, cfg.run.seed + k), step=k)
+            pool.add_snapshot(_snapshot_weights(cfg, cfg.run.seed + k), step=k)
         model = make_model(cfg, env)
         parts = _Parts(model, env)
         model.learn(2 * cfg.rollout_steps)  # warm-up: two rollouts and updates
@@ -186,9 +199,8 @@ def _naive_rate(cfg, steps: int, snapshots: int, clock) -> float:
     for k in range(snapshots):
         torch.manual_seed(cfg.run.seed + k)
         opponents.append(_SnapshotPredictor(make_model(cfg, _dummy_env(cfg, n))))
-    envs = DummyVecEnv(
-        [lambda i=i: NaiveSelfPlayEnv(cfg.game.game_config(n), opponents, cfg.env.chip_memory, i) for i in range(8)]
-    )
+    game, memory, behaviour = cfg.game.game_config(n), cfg.env.chip_memory, cfg.env.behaviour
+    envs = DummyVecEnv([lambda i=i: NaiveSelfPlayEnv(game, opponents, memory, i, behaviour) for i in range(8)])
     rollout = cfg.rollout_steps
     model = make_model(cfg, envs, n_steps=max(rollout // NAIVE_ENVS, 1))  # same PPO, same rollout size
     start = clock()
@@ -199,7 +211,9 @@ def _naive_rate(cfg, steps: int, snapshots: int, clock) -> float:
 def _dummy_env(cfg, n: int):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    return DummyVecEnv([lambda: NaiveSelfPlayEnv(cfg.game.game_config(n), [], cfg.env.chip_memory, 0)])
+    return DummyVecEnv(
+        [lambda: NaiveSelfPlayEnv(cfg.game.game_config(n), [], cfg.env.chip_memory, 0, cfg.env.behaviour)]
+    )
 
 
 _PROCESS_PARTS = {
@@ -212,11 +226,47 @@ _PROCESS_PARTS = {
 """Which breakdown parts each process of each collector mode spends its time on."""
 
 
+def selfplay_config(opts: dict[str, Any]) -> Config:
+    """The config a ``benchmark selfplay`` run times: ``opts["config"]`` (``None``: configs/selfplay.yaml) with the
+    ``opts["set"]`` overrides, as training reads them, then the benchmark's options: ``players`` and ``seed``
+    when not None, room in the pool for ``snapshots`` snapshots, every opponent seat a snapshot with
+    ``pool="snapshots"``, and no progress bar.
+
+    Raises:
+        ConfigError: for a config file or override that does not load or validate; the message names it.
+    """
+    base = load_config(opts["config"], list(opts["set"]))
+    sets = [*opts["set"], "run.progress=false"]
+    if opts["players"] is not None:
+        sets.append(f"game.num_players={opts['players']}")
+    if opts["seed"] is not None:
+        sets.append(f"run.seed={opts['seed']}")
+    if opts["snapshots"] > base.pool.max_snapshots:
+        sets.append(f"pool.max_snapshots={opts['snapshots']}")
+    if opts["pool"] == "snapshots":
+        sets.append("pool.snapshot_weight=1.0")  # every opponent seat is a snapshot
+    return load_config(opts["config"], sets)
+
+
+def describe_config(cfg: Config, opts: dict[str, Any]) -> str:
+    """The line naming the config a run times and the values that set its speed: rollout, PPO, network."""
+    source = opts["config"] or "configs/selfplay.yaml (default)"
+    if opts["set"]:
+        source += " " + " ".join(f"--set {item}" for item in opts["set"])
+    counts = len(cfg.game.num_players)
+    return (
+        f"  config {source}: rollout {cfg.rollout_steps:,} learner steps = ppo.n_steps {cfg.ppo.n_steps} x "
+        f"env.games_per_count {cfg.env.games_per_count} x {counts} player count{'s' if counts > 1 else ''}; "
+        f"ppo.batch_size {cfg.ppo.batch_size}, ppo.n_epochs {cfg.ppo.n_epochs}, ppo.net_arch {list(cfg.ppo.net_arch)}, "
+        f"env.behaviour {str(cfg.env.behaviour).lower()}, run.torch_threads {cfg.run.torch_threads}"
+    )
+
+
 def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
     """Print and return learner steps/s on two cores, one core and the naive loop (see module docstring).
 
-    ``args`` may carry ``steps``, ``naive_steps``, ``players``, ``snapshots``, ``pool``, ``clock`` and
-    ``seed`` (defaults as in :func:`add_arguments`).
+    ``args`` may carry ``config``, ``set``, ``steps``, ``naive_steps``, ``players``, ``snapshots``, ``pool``,
+    ``clock`` and ``seed`` (defaults as in :func:`add_arguments`).
 
     Returns:
         ``{"two_cores": ..., "one_core": ..., "naive": ...}``, learner steps/s.
@@ -226,27 +276,25 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
     opts: dict[str, Any] = vars(defaults.parse_args([])) | {
         k: v for k, v in vars(args or argparse.Namespace()).items() if v is not None
     }
-    torch.set_num_threads(1)
-    clock = time.process_time if opts["clock"] == "cpu" else time.perf_counter
-    sets = [f"game.num_players={opts['players']}", f"run.seed={opts['seed']}", "run.progress=false"]
-    if opts["snapshots"] > 0:
-        sets.append(f"pool.max_snapshots={opts['snapshots']}")
-    if opts["pool"] == "snapshots":
-        sets.append("pool.snapshot_weight=1.0")  # every opponent seat is a snapshot
     try:
-        cfg = load_config(None, sets)
-    except ConfigError as e:  # e.g. a player count the default config cannot train
+        cfg = selfplay_config(opts)
+    except ConfigError as e:  # e.g. a player count the config cannot train, or a bad --set
         refuse(e)
+    torch.set_num_threads(cfg.run.torch_threads)
+    clock = time.process_time if opts["clock"] == "cpu" else time.perf_counter
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     mix = "every seat a snapshot"
     if opts["pool"] == "default":
-        mix = f"the default league of {len(cfg.pool.scripted)} scripted bots, {cfg.pool.snapshot_weight:.0%} snapshots"
+        league = "default" if opts["config"] is None else "config's"
+        mix = f"the {league} league of {len(cfg.pool.scripted)} scripted bots, {cfg.pool.snapshot_weight:.0%} snapshots"
+    players = ", ".join(str(n) for n in cfg.game.num_players)
+    threads = cfg.run.torch_threads
     print(
-        f"self-play MaskablePPO, {opts['players']} players, {opts['snapshots']} snapshot opponents ({mix}), "
-        f"net {cfg.ppo.net_arch}, rollout {cfg.rollout_steps}, batch {cfg.ppo.batch_size}, "
-        f"{cfg.ppo.n_epochs} epochs, 1 torch thread per process, {opts['clock']} clock, load average {load}",
+        f"self-play MaskablePPO, {players} players, {opts['snapshots']} snapshot opponents ({mix}), "
+        f"{threads} torch thread{'s' if threads > 1 else ''} per process, {opts['clock']} clock, load average {load}",
         flush=True,
     )
+    print(describe_config(cfg, opts), flush=True)
     out: dict[str, float] = {}
     for key, mode, label in (
         ("two_cores", "process", "two cores (collector process + learner)"),
@@ -261,7 +309,8 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
             print(f"      us per learner step, {who}: {where}", flush=True)
     naive = _naive_rate(cfg, opts["naive_steps"], max(opts["snapshots"], 1), clock)
     out["naive"] = naive
-    print(f"  naive loop ({NAIVE_ENVS} envs, snapshot predict per decision): {naive:>8,.0f} learner steps/s")
+    first = f", {cfg.game.num_players[0]} players" if len(cfg.game.num_players) > 1 else ""
+    print(f"  naive loop ({NAIVE_ENVS} envs{first}, snapshot predict per decision): {naive:>8,.0f} learner steps/s")
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
         f"  two cores / one core: {out['two_cores'] / out['one_core']:.2f}x; two cores / naive: "

@@ -2,8 +2,8 @@
 
     python -m training.benchmark env [--seconds S] [--players 3 5 7] [--clock wall|cpu] [--preset NAME]
     python -m training.benchmark eval [--games N] [--workers W] [--seed S]
-    python -m training.benchmark selfplay [--steps N] [--naive-steps N] [--players P] [--snapshots K]
-                                          [--pool default|snapshots] [--clock wall|cpu]
+    python -m training.benchmark selfplay [CONFIG] [--set KEY=VALUE ...] [--steps N] [--naive-steps N]
+                                          [--players P] [--snapshots K] [--pool default|snapshots] [--clock wall|cpu]
     python -m training.benchmark rllib [--iterations N] [--env-runners R] [--envs-per-runner E] [--address A]
     python -m training.benchmark serve [--opponents SPEC ...] [--moves N] [--preset P] [--seed S]
     python -m training.benchmark gym [--seconds S] [--players 3 5 7] [--opponents SPEC] [--num-envs N]
@@ -13,9 +13,11 @@
 ``eval``: scripted-vs-scripted games per second through :func:`training.evaluate.evaluate` (three threshold
 bots, 3 players, batched games, ``--workers`` processes); see :func:`training.evaluate.bench_eval`.
 
-``selfplay``: learner steps per second of self-play against the default config's opponent mix, on two
-cores (a collector process beside the learner, the default) and on one, with where the time goes, next to
-a naive loop (one ``predict`` per decision) timed in the same run; see :mod:`training.bench_selfplay`.
+``selfplay``: learner steps per second of self-play against a config's opponent mix (``CONFIG`` and ``--set``
+as ``python -m training.selfplay`` takes them; the default config without), on two cores (a collector process
+beside the learner, the default) and on one, with where the time goes, next to a naive loop (one ``predict``
+per decision) timed in the same run; it prints the rollout and PPO settings it timed. See
+:mod:`training.bench_selfplay`.
 
 ``all``: every sub-command above but ``rllib`` (which needs the ray extra and starts Ray), in turn, with the
 load average before each: the run the README's Benchmarks section is copied from.
@@ -418,22 +420,37 @@ def add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
     from training.cli import int_in
 
     parser.add_argument(
+        "config", nargs="?",
+        help="YAML config of self-play training whose game, env, pool and PPO settings are timed, as "
+        "python -m training.selfplay takes it (default configs/selfplay.yaml)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE",
+        help="override a config value, as in training (e.g. --set ppo.n_steps=128 --set ppo.batch_size=8192)",
+    )  # fmt: skip
+    parser.add_argument(
         "--steps", type=int_in(1), default=200_000,
-        help="learner steps timed on each fast path (default 200,000; rounded up to whole rollouts of 4096)",
+        help="learner steps timed on each fast path (default 200,000; rounded up to whole rollouts: "
+        "env.games_per_count x player counts x ppo.n_steps, 4096 in the default config)",
     )  # fmt: skip
     parser.add_argument(
         "--naive-steps", type=int_in(1), default=8192, help="learner steps timed on the naive loop (default 8192)"
     )
-    parser.add_argument("--players", type=int_in(MIN_PLAYERS, MAX_PLAYERS), default=3, help="player count (default 3)")
+    parser.add_argument(
+        "--players", type=int_in(MIN_PLAYERS, MAX_PLAYERS), default=None,
+        help="player count (default: the config's game.num_players, 3 in the default config)",
+    )  # fmt: skip
     parser.add_argument("--snapshots", type=int_in(0), default=5, help="snapshot opponents in the pool (default 5)")
     parser.add_argument(
         "--pool",
         choices=["default", "snapshots"],
         default="default",
-        help="opponents: the default config's league plus the snapshots (default), or snapshots in every seat",
+        help="opponents: the config's league plus the snapshots (default), or snapshots in every seat",
     )
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="wall clock or process CPU time")
-    parser.add_argument("--seed", type=int_in(0), default=0)
+    parser.add_argument(
+        "--seed", type=int_in(0), default=None, help="run.seed (default: the config's, 0 in the default)"
+    )
 
 
 def _bench_selfplay(args: argparse.Namespace) -> None:

@@ -33,9 +33,11 @@ uninterrupted run (as with ``inline``, games in flight at a stop are not saved).
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import pickle
 import random
 import signal
+import threading
 import time
 import traceback
 import weakref
@@ -183,12 +185,24 @@ class _Collector:
 
 
 def _collector_main(cfg_data: dict[str, Any], conn: Any) -> None:
-    """The collector process: answer requests ``(method, *args)`` until ``close`` (or the pipe closes)."""
+    """The collector process: answer requests ``(method, *args)`` until ``close`` (or the pipe closes).
+
+    It ends as soon as the learner's process does, however that ends (:func:`_end_with_parent`), and quietly
+    when the learner is gone before an answer is sent.
+    """
     # Ctrl-C, and SIGTERM from `timeout` or a service manager, reach the whole process group. The learner
     # stops on them, and saving its checkpoint needs this process (pool and RNG states), so only the learner
-    # ends it: with "close", or by SIGKILL (_shutdown) if it does not answer.
+    # ends it: with "close", or by SIGKILL (_shutdown) if it does not answer, or by ending itself.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)
+    _end_with_parent()
+    try:
+        _serve(cfg_data, conn)
+    except (EOFError, OSError):  # the learner closed its end (BrokenPipeError is an OSError): nobody to answer
+        return
+
+
+def _serve(cfg_data: dict[str, Any], conn: Any) -> None:
     try:
         worker = _Collector(cfg_data)
         _send(conn, ("ok", worker.spaces()))
@@ -196,10 +210,7 @@ def _collector_main(cfg_data: dict[str, Any], conn: Any) -> None:
         _send(conn, ("error", traceback.format_exc()))
         return
     while True:
-        try:
-            msg = _recv(conn)
-        except (EOFError, OSError):
-            return
+        msg = _recv(conn)
         if msg[0] == "close":
             return
         try:
@@ -208,14 +219,34 @@ def _collector_main(cfg_data: dict[str, Any], conn: Any) -> None:
             _send(conn, ("error", traceback.format_exc()))
 
 
-def _shutdown(conn: Any, proc: Any) -> None:
-    """Ask the collector to end; SIGKILL it if it has not within 10 s (it ignores SIGTERM); close the pipe."""
+def _end_with_parent() -> None:
+    """End this process the moment its parent (the learner) ends, from a watcher thread.
+
+    The collector ignores SIGINT and SIGTERM, so a learner killed before it could close it (SIGKILL, or a
+    signal while no handler of its own is installed) would leave it playing on, for as long as a rollout or
+    its start-up lasts, until a write to the pipe failed. ``multiprocessing`` gives a spawned child a
+    sentinel of its parent that becomes ready when the parent exits.
+    """
+    parent = mp.parent_process()
+    if parent is None:  # not started by multiprocessing
+        return
+
+    def watch() -> None:
+        parent.join()
+        os._exit(0)  # nothing here outlives the learner: no state to save, nobody to answer
+
+    threading.Thread(target=watch, name="collector-parent-watch", daemon=True).start()
+
+
+def _shutdown(conn: Any, proc: Any, timeout: float = 10.0) -> None:
+    """Ask the collector to end; SIGKILL it if it has not within ``timeout`` seconds (it ignores SIGTERM); close
+    the pipe."""
     if proc.is_alive():
         try:
             _send(conn, ("close",))
         except OSError:  # BrokenPipeError included
             pass
-        proc.join(timeout=10)
+        proc.join(timeout=timeout)
         if proc.is_alive():
             proc.kill()
             proc.join()
@@ -260,7 +291,12 @@ class CollectorEnv(BatchVecEnv):
         self._finalizer = weakref.finalize(self, _shutdown, self._conn, self._proc)
         self._in_flight = False
         self._ready: dict[str, Any] | None = None
-        num_envs, shape, actions = self._reply()
+        try:
+            num_envs, shape, actions = self._reply()
+        except BaseException:  # failed to start, or interrupted (KeyboardInterrupt) while it starts: end it now
+            self._finalizer.detach()
+            _shutdown(self._conn, self._proc, timeout=0.0)  # a collector still starting holds nothing to keep
+            raise
         obs_space = gym.spaces.Box(-np.inf, np.inf, shape=shape, dtype=np.float32)
         super().__init__(num_envs, obs_space, gym.spaces.Discrete(actions))
         self.pool = PoolProxy(self)

@@ -20,9 +20,10 @@ A run writes ``runs/<name>__<seed>__<time>/``:
   ``learning_curve.png``. TensorBoard's ``eval/train_seconds`` and ``eval/final_train_seconds`` hold the same
   clock (``training.bench.curves`` plots against it).
 
-Ctrl-C or SIGTERM stops after the current step, saves a checkpoint at the last finished PPO update and
-exits 0; ``--resume`` continues the timestep count, optimizer, opponent pool, RNG and TensorBoard curves.
-Games in flight at the stop are not saved: a resumed run deals new ones.
+Ctrl-C or SIGTERM stops after the current step (during start-up: once the run is set up, before training),
+saves a checkpoint at the last finished PPO update and exits 0; ``--resume`` continues the timestep count,
+optimizer, opponent pool, RNG and TensorBoard curves. Games in flight at the stop are not saved: a resumed run
+deals new ones.
 """
 
 from __future__ import annotations
@@ -442,10 +443,28 @@ class Trainer:
     """One run: builds pool, env and model, trains with periodic work at PPO update boundaries, saves."""
 
     def __init__(self, cfg: Config, run_dir: Path, resume_from: Path | None = None) -> None:
-        from torch.utils.tensorboard import SummaryWriter
-
         self.cfg, self.run_dir = cfg, run_dir
         self.resumed_at: int | None = None
+        self.stop_requested = False
+        self.progress_bar: Any = None  # the tqdm bar while train() runs (_Callback): evaluations write on it
+        self.env: Any = None
+        # SIGINT/SIGTERM while the collector process starts and the model loads set stop_requested: train() then
+        # saves a checkpoint and ends without training, closing the collector (the default action would kill this
+        # process alone: the collector ignores both signals). Any exception, a second Ctrl-C included, ends the
+        # collector before it propagates, not at the interpreter's exit.
+        with _graceful_stop(self):
+            try:
+                self._start(resume_from)
+            except BaseException:
+                if self.env is not None:
+                    self.env.close()
+                raise
+
+    def _start(self, resume_from: Path | None) -> None:
+        """Build the pool, the env (or start the collector process), the model and the writer; load a checkpoint."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        cfg, run_dir = self.cfg, self.run_dir
         torch.set_num_threads(cfg.run.torch_threads)
         random.seed(cfg.run.seed)
         np.random.seed(cfg.run.seed)
@@ -475,7 +494,6 @@ class Trainer:
         if self.resumed_at is not None:
             self._drop_newer_evals()
         self.model.set_logger(sb3_logger(self.writer))
-        self.stop_requested = False
         self.final_results: dict[str, Any] | None = None  # the final evaluation, once finish() ran
         self.trained_timesteps = self.model.num_timesteps
         self.planned_timesteps = cfg.planned_timesteps(self.model.num_timesteps)  # in whole rollouts
@@ -621,6 +639,9 @@ class Trainer:
             f.write(json.dumps(entry) + "\n")
         score = best_score(res, cfg)
         new_best = score > self.best["score"]
+        self.latest_win = {k: r["win_rate"] for k, r in res.items()}
+        if self.progress_bar is not None:  # tqdm.write below redraws the bar: with these figures, not the last ones
+            self.progress_bar.set_postfix(win_postfix(self.latest_win), refresh=False)
         _console(eval_line(t, res, score, cfg.eval.best_metric, new_best, time.time() - start))
         if new_best:
             self.best = {"score": score, "timesteps": t}
@@ -630,7 +651,6 @@ class Trainer:
                 self.metadata(res),
                 overwrite=True,
             )
-        self.latest_win = {k: r["win_rate"] for k, r in res.items()}
         return res
 
     # ---------------------------------------------------------------- main loop
@@ -643,7 +663,7 @@ class Trainer:
             self.latest_win = {k: r["win_rate"] for k, r in self.evals[-1]["results"].items()}
         try:
             callback = None
-            if remaining > 0:
+            if remaining > 0 and not self.stop_requested:  # a stop during start-up saves and ends at once
                 note = cfg.rounding_note(self.model.num_timesteps, self.timesteps_name)
                 if note is not None:
                     _say(note)
@@ -708,6 +728,11 @@ def eval_line(
     return f"eval @ {timesteps:,} steps: {tables}; score {score:.3f} = {what}{best}; {seconds:.0f} s"
 
 
+def win_postfix(win_rates: dict[str, float]) -> dict[str, str]:
+    """The progress bar's postfix for the latest evaluation's win rates: ``{"win[heuristic]": "63.2%", ...}``."""
+    return {f"win[{k}]": f"{v:.1%}" for k, v in win_rates.items()}
+
+
 def _say(line: str) -> None:
     """Print a line to stderr, unless stderr is gone (a pipe whose reader Ctrl-C stopped: ``... | tee log``)."""
     with contextlib.suppress(OSError):
@@ -737,7 +762,9 @@ class _Callback:
                     total=planned, initial=self.model.num_timesteps, unit="step", unit_scale=True,
                     dynamic_ncols=True, disable=not cfg.run.progress, smoothing=0.05,
                     mininterval=0.1 if sys.stderr.isatty() else 60.0,  # a log file gets one line a minute
+                    postfix=win_postfix(trainer.latest_win),  # a resumed run's last evaluation, until the next
                 )  # fmt: skip
+                trainer.progress_bar = self.bar  # Trainer.evaluate puts each evaluation's win rates on it
                 self.last = self.model.num_timesteps
                 self.t0, self.n0 = time.time(), self.model.num_timesteps
 
@@ -746,10 +773,6 @@ class _Callback:
                 t, dt_ = self.model.num_timesteps, time.time() - self.t0
                 if dt_ > 0 and t > self.n0:
                     trainer.writer.add_scalar("charts/steps_per_s", (t - self.n0) / dt_, t)
-                if trainer.latest_win:
-                    self.bar.set_postfix(
-                        {f"win[{k}]": f"{v:.1%}" for k, v in trainer.latest_win.items()}, refresh=False
-                    )
 
             def _on_step(self) -> bool:
                 t = self.model.num_timesteps
@@ -769,6 +792,7 @@ class _Callback:
                 self.bar.n = steps
                 self.bar.refresh()
                 self.bar.close()
+                trainer.progress_bar = None
 
         cb = Callback()
         cb.wins = []
@@ -777,6 +801,9 @@ class _Callback:
 
 class _graceful_stop:
     """SIGINT/SIGTERM set ``trainer.stop_requested``; the callback then ends ``learn`` at the next step.
+
+    :class:`Trainer` holds it while it starts too (collector process, model, checkpoint), so that a stop there
+    is saved and ended by ``train`` like any other, with the collector closed.
 
     A second Ctrl-C raises KeyboardInterrupt at once (the last complete checkpoint stays valid). Off the
     main thread (a Ray Tune trial), where Python cannot install signal handlers, it does nothing: Tune
