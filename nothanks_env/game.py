@@ -34,6 +34,7 @@ is one call to :meth:`Game.step`.
 
 from __future__ import annotations
 
+import difflib
 import numbers
 import random
 from collections.abc import Iterable, Sequence
@@ -200,7 +201,14 @@ class GameConfig:
         if any(c not in SPECIAL_CARDS for c in self.special_cards) or len(set(self.special_cards)) != len(
             self.special_cards
         ):
-            raise _fail("special_cards", f"distinct names from {SPECIAL_CARDS}", self.special_cards)
+            error = _fail("special_cards", f"distinct names from {SPECIAL_CARDS}", self.special_cards)
+            unknown = [c for c in self.special_cards if c not in SPECIAL_CARDS]
+            free = [c for c in SPECIAL_CARDS if c not in self.special_cards]  # not a second "wild" for "wlid"
+            close = difflib.get_close_matches(unknown[0], free, n=1) if unknown and isinstance(unknown[0], str) else []
+            if close:  # as nothanks_env.presets.preset_problem does for a preset name
+                which = f" for {unknown[0]!r}" if len(self.special_cards) > 1 else ""
+                raise RuleError(f"{error} (did you mean {close[0]!r}{which}?)")
+            raise error
         object.__setattr__(self, "special_cards", tuple(c for c in SPECIAL_CARDS if c in self.special_cards))
         available = self.num_card_values - len(self.removed_face_up) + len(self.special_cards)
         if not is_int(self.num_removed) or not 0 <= self.num_removed <= available - 1:

@@ -385,3 +385,25 @@ def test_overwrite_replaces_a_distilled_checkpoint_whole(tmp_path, capsys):
     assert (out / "policy.safetensors").read_bytes() != first  # another split and order: other weights
     assert sorted(p.name for p in out.iterdir()) == ["distill.json", "metadata.json", "policy.safetensors"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npz", "out"]  # no .out.tmp or .out.old left
+
+
+@pytest.mark.parametrize("student_as", ["folder", "file in it"])
+def test_the_students_own_folder_is_refused_as_out_even_with_overwrite(tmp_path, capsys, monkeypatch, student_as):
+    # a student folder holding only a checkpoint's files passed the output check: --overwrite replaced the student
+    # it was reading, and the new distill.json named as its student the distilled network itself
+    f = tmp_path / "d.npz"
+    _decisions().save(f)
+    student = tmp_path / "student"
+    common = ["--out", str(student), "--load-data", str(f), "--epochs", "1", "--no-progress"]
+    assert distill.main(["--student", "ppo-3p", *common]) == 0
+    before = {p.name: p.read_bytes() for p in student.iterdir()}
+    capsys.readouterr()
+    _no_work(monkeypatch)
+    given = str(student) if student_as == "folder" else str(student / "metadata.json")
+    out = str(tmp_path / "." / "student") + "/"  # another spelling of the same folder
+    assert distill.main(["--student", given, "--out", out, *common[2:], "--overwrite"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --out: expected a folder other than the --student checkpoint's (--out is replaced whole, and the "
+        f"student is read from it), got {out!r}, the folder of --student {given!r}\n"
+    )
+    assert {p.name: p.read_bytes() for p in student.iterdir()} == before

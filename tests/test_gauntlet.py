@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -273,3 +274,27 @@ def test_a_mixed_table_with_fewer_specs_fills_the_seats_in_turn_and_more_are_ref
     argv = ["--policy", "never-take", "--columns", "random", "--games", "3", "--md", str(out), "--no-progress"]
     assert gx.main([*argv, "--overwrite"]) == 0
     assert out.read_text().startswith("`never-take`, 3 players")
+
+
+def test_a_checkpoint_path_holding_a_plus_is_one_spec_of_a_column(tmp_path, capsys):
+    # '+' joins a mixed table's specs: a checkpoint folder whose path held one was split, and refused as missing
+    from training.checkpoints import METADATA_FILE, WEIGHTS_FILE, resolve_checkpoint
+
+    folder = tmp_path / "a+b"
+    folder.mkdir()
+    for name in (WEIGHTS_FILE, METADATA_FILE):
+        shutil.copy(resolve_checkpoint("ppo-3p") / name, folder / name)
+    path = str(folder)
+    assert gx.parse_column(path).opponents == (path,)
+    assert gx.parse_column(f"{path}+random").opponents == (path, "random")
+    assert gx.parse_column(f"random + {path}:deterministic=False+utility").opponents == (
+        "random", f"{path}:deterministic=False", "utility",
+    )  # fmt: skip
+    assert gx.parse_column(str(tmp_path / "c+d")).opponents == (str(tmp_path / "c"), "d")  # no such path: split
+    out = tmp_path / "g.json"
+    argv = ["--players", "3", "--policy", "heuristic", "--columns", path, f"{path}+random", "--games", "3"]
+    assert gx.main([*argv, "--json", str(out), "--no-progress"]) == 0, capsys.readouterr().err
+    rows = json.loads(out.read_text())["reports"][0]["rows"]
+    assert [r["column"] for r in rows] == [path, f"{path}+random"]
+    assert [r["opponents"] for r in rows] == [[path, path], [path, "random"]]
+    assert [r["games"] for r in rows] == [3, 3]

@@ -150,6 +150,70 @@ def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path, whole_group):
     assert not (run / "checkpoints" / "final").exists()  # stopped early: no final evaluation
 
 
+def test_sigterm_during_the_final_evaluation_ends_it_and_keeps_the_run_resumable(tmp_path):
+    """The final evaluation ran with the default SIGTERM action: the trainer died at once (exit -15, no message).
+    Its step checkpoint is saved before it: the stop says so and exits 0, and --resume runs the evaluation."""
+    cmd = [sys.executable, "-m", "training.selfplay", SMOKE, "--run.runs_dir", str(tmp_path)]
+    cmd += ["--run.total_timesteps", "1024", "--eval.every", "100000", "--eval.final_games", "300000"]
+    log = tmp_path.parent / f"{tmp_path.name}.stderr"
+    with open(log, "w") as err_file:
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err_file, start_new_session=True)
+    try:
+        deadline, saved_at = time.time() + 120, None
+        while time.time() < deadline and proc.poll() is None and "final evaluation at" not in log.read_text():
+            if saved_at is None and list(tmp_path.glob("*/checkpoints/step_*")):
+                saved_at = time.time()  # the final evaluation follows at once (the old code says nothing of it)
+            if saved_at is not None and time.time() > saved_at + 5:
+                break
+            time.sleep(0.2)
+        assert proc.poll() is None, log.read_text()
+        time.sleep(1.0)  # well inside the evaluation: 300,000 games per table take minutes
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = log.read_text()
+    run = only_run(tmp_path)
+    last = run / "checkpoints" / "step_0000001024"
+    assert proc.returncode == 0, err
+    assert err.endswith(
+        f"SIGTERM: final evaluation stopped; the checkpoint at 1,024 learner steps is saved: {last}\n"
+        f"run the final evaluation with: python -m training.selfplay --resume {run}\n"
+    )
+    assert "final evaluation at 1,024 learner steps: 300,000 games per opponent table" in err
+    assert step_checkpoints(run) == [last]
+    assert ckpt.verify_checkpoint(last)["timesteps"] == ckpt.load_train_state(last)["num_timesteps"] == 1024
+    assert ckpt.load_checkpoint_policy(last).obs_size == 389  # chip memory on, behaviour off
+    assert not (run / "checkpoints" / "final").exists() and not (run / "final_eval.md").exists()
+    assert main(["--resume", str(run), "--set", "eval.final_games=30"]) == 0  # the evaluation, now short
+    assert ckpt.read_metadata(run / "checkpoints" / "final")["eval"]["random"]["games"] == 30
+    assert step_checkpoints(run) == [last] and (run / "final_eval.md").is_file()
+
+
+def test_a_stop_once_the_final_evaluation_is_done_waits_for_its_checkpoint_and_summary(capsys):
+    """A ``final`` checkpoint without its summary would pass for a finished run: a stop after the evaluation's
+    games lets them be written (a second or so), and the handlers are the caller's again afterwards."""
+    from training.learning.selfplay import _final_evaluation_stop, _FinalEvaluationStopped
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(_FinalEvaluationStopped, match="SIGTERM"), _final_evaluation_stop():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises first
+    with _final_evaluation_stop() as stop:
+        stop.evaluating = False
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGTERM)  # a second SIGTERM is ignored too
+        time.sleep(0.2)
+        written = True
+    assert written and stop.stopped
+    assert capsys.readouterr().err == (
+        "SIGTERM: the final evaluation is done; writing its checkpoint and summary, then ending\n"
+    )
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
 def test_a_stop_saves_its_checkpoint_when_stderr_has_no_reader(tmp_path):
     """``python -m training.selfplay ... 2>&1 | tee log`` and Ctrl-C: the terminal stops ``tee`` too, so every
     write to stderr fails from then on. The stop must still save its checkpoint (the only one: no periodic ones)."""

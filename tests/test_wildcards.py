@@ -85,6 +85,36 @@ def test_config_rejects_bad_special_cards_and_too_many_chips():
     assert GameConfig(special_cards=["delete", "wild"]).special_cards == ("wild", "delete")
 
 
+@pytest.mark.parametrize(
+    "cards, hint",
+    [
+        (("wlid",), " (did you mean 'wild'?)"),
+        (("Delete",), " (did you mean 'delete'?)"),
+        (("wild", "dlete"), " (did you mean 'delete' for 'dlete'?)"),  # two names: the one meant is said
+        (("wild", "wlid"), ""),  # "wild" is given already: a second one is no fix
+        (("xyz",), ""),  # nothing close
+        (("wild", "wild"), ""),  # a duplicate, no misspelling
+    ],
+)
+def test_a_misspelt_special_card_is_refused_with_the_closest_name(cards, hint):
+    with pytest.raises(RuleError) as e:
+        GameConfig(special_cards=cards)
+    assert str(e.value) == f"special_cards: expected distinct names from ('wild', 'delete'), got {cards!r}{hint}"
+
+
+def test_a_misspelt_special_card_in_a_config_is_one_error_line_with_the_closest_name(capsys):
+    from training.learning.config import CONFIG_DIR
+    from training.selfplay import main
+
+    config = str(CONFIG_DIR / "selfplay_wildcards.yaml")
+    assert main([config, "--set", "game.special_cards=[wlid]"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ")
+    assert err.endswith(
+        "game.special_cards: expected distinct names from ('wild', 'delete'), got ('wlid',) (did you mean 'wild'?)\n"
+    )
+
+
 # ---------------------------------------------------------------------------- scripted auctions
 def test_opener_bids_zero_and_everyone_drops():
     g = new_game([WILD, 20])

@@ -44,6 +44,7 @@ import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
+from nothanks_env.specs import _holds_checkpoint
 from training.cli import Parser, add_overwrite_argument, check_outputs, int_in
 from training.evaluation.evaluate import PolicyStats, label_by_path, plan_matchup, rounded_games, run_many
 from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS, short_name
@@ -120,26 +121,41 @@ class Column:
         return " + ".join(short_name(s) for s in self.seat_specs(num_players))
 
 
+def _names_checkpoint(spec: str) -> bool:
+    """Whether ``spec`` is a checkpoint on disk (its folder or a file in it), alone or as ``PATH:key=value``
+    (parameters without ``+``: what follows one is the next spec)."""
+    path, _, params = spec.rpartition(":")
+    return _holds_checkpoint(spec) or ("=" in params and "+" not in params and _holds_checkpoint(path))
+
+
 def parse_column(text: str) -> Column:
     """A column from its label: ``spec`` or ``spec+spec+...``, with the default cap of :data:`GAMES_CAP`.
+
+    A checkpoint path that holds ``+`` (``runs/a+b/final``) is one spec: where some consecutive ``+``-separated
+    parts join into an existing checkpoint path (the longest such join wins), they are not split.
 
     Raises:
         ValueError: for an empty label or an empty spec between ``+`` signs.
     """
-    specs = tuple(s.strip() for s in text.split("+"))
+    parts, specs, i = text.split("+"), [], 0
+    while i < len(parts):
+        j = next((j for j in range(len(parts), i + 1, -1) if _names_checkpoint("+".join(parts[i:j]).strip())), i + 1)
+        specs.append("+".join(parts[i:j]).strip())
+        i = j
     if not text.strip() or not all(specs):
         raise ValueError(f"column: expected a policy spec or specs joined by '+', got {text!r}")
     label = "+".join(specs)
-    return Column(specs, GAMES_CAP.get(label))
+    return Column(tuple(specs), GAMES_CAP.get(label))
 
 
 STANDARD_COLUMNS: tuple[Column, ...] = tuple(parse_column(s) for s in STANDARD_OPPONENTS) + tuple(
-    parse_column("+".join(t)) for t in MIXED_TABLES
+    Column(t, GAMES_CAP.get("+".join(t))) for t in MIXED_TABLES
 )
-"""The standard gauntlet: one column per standard opponent, then the mixed tables."""
+"""The standard gauntlet: one column per standard opponent, then the mixed tables (built from their specs, not
+parsed: no file system look-up, :func:`parse_column`'s, can change them)."""
 
 HELDOUT_COLUMNS: tuple[Column, ...] = tuple(parse_column(s) for s in HELDOUT_OPPONENTS) + tuple(
-    parse_column("+".join(t)) for t in HELDOUT_MIXED
+    Column(t, GAMES_CAP.get("+".join(t))) for t in HELDOUT_MIXED
 )
 """The held-out set (``--heldout``): bots and tables no agent is trained or chosen on
 (:mod:`training.evaluation.heldout`), to check that an agent's gauntlet scores carry over to play it never met."""
@@ -446,7 +462,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int, default=1, help="processes shared by the columns (the core count)")
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables "
-                       "(at most P-1 specs, filling the other seats in turn)")  # fmt: skip
+                       "(at most P-1 specs, filling the other seats in turn; a checkpoint path with a '+' in it "
+                       "is one spec)")  # fmt: skip
     which.add_argument("--heldout", action="store_true", help="replace the standard set with the held-out bots "
                        "and tables (training.evaluation.heldout), which no agent is trained or chosen on")  # fmt: skip
     ap.add_argument("--column-games", nargs="+", default=[], metavar="LABEL=N", help="games of one column")

@@ -23,7 +23,8 @@
    (a student of several table sizes is fitted on one file per size, each played with its ``--players``).
 3. **Save.** The result is a checkpoint like any other (``DIR``, with ``distill.json``): the student's
    metadata plus where it came from. An existing ``DIR`` is refused before any game is played, unless
-   ``--overwrite`` is given and it holds only the files of such a checkpoint (it is then replaced whole).
+   ``--overwrite`` is given and it holds only the files of such a checkpoint (it is then replaced whole); the
+   ``--student``'s own folder is always refused.
    Evaluate it with ``training.gauntlet``; a search whose rollout is the new network is the next step of the
    iteration.
 
@@ -539,13 +540,25 @@ def out_files() -> tuple[str, ...]:
 
 def check_distill_outputs(args: argparse.Namespace) -> None:
     """Refuse, before any game or fit, outputs that could not be written or would replace saved work: the
-    ``--out`` folder (:func:`training.cli.check_outputs`, written whole: an existing one only with
-    ``--overwrite`` and only if it holds nothing but :func:`out_files`) and the ``--save-data`` file (an
-    existing one only with ``--overwrite``, and never inside ``--out``, which is replaced whole).
+    ``--out`` folder (never the ``--student`` checkpoint's own folder, which it would replace while reading it;
+    :func:`training.cli.check_outputs`, written whole: an existing one only with ``--overwrite`` and only if it
+    holds nothing but :func:`out_files`) and the ``--save-data`` file (an existing one only with ``--overwrite``,
+    and never inside ``--out``, which is replaced whole).
 
     Raises:
         ValueError: ``"<flag>: expected ..., got ..."`` naming the output refused.
     """
+    from training.checkpoints import resolve_checkpoint
+
+    try:
+        student = resolve_checkpoint(args.student).resolve()  # a path, a file in the folder, or a shipped name
+    except (OSError, ValueError):  # FileNotFoundError, a null byte
+        student = None  # no checkpoint there: main refuses --student next
+    if student is not None and args.out.strip() and Path(args.out).resolve() == student:
+        raise ValueError(
+            f"--out: expected a folder other than the --student checkpoint's (--out is replaced whole, and the "
+            f"student is read from it), got {args.out!r}, the folder of --student {args.student!r}"
+        )
     saved = None if args.save_data is None else data_file(args.save_data)
     check_outputs({"--out": args.out}, overwrite=args.overwrite, files_in=out_files(), whole_folder=True)
     check_outputs({"--save-data": saved}, overwrite=args.overwrite)

@@ -23,7 +23,8 @@ A run writes ``runs/<name>__<seed>__<time>/``:
 Ctrl-C or SIGTERM stops after the current step (during start-up: once the run is set up, before training),
 saves a checkpoint at the last finished PPO update and exits 0; ``--resume`` continues the timestep count,
 optimizer, opponent pool, RNG and TensorBoard curves. Games in flight at the stop are not saved: a resumed run
-deals new ones.
+deals new ones. A stop during the final evaluation ends it (the checkpoint at the last step is already saved) and
+exits 0; ``--resume`` then runs the final evaluation.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import contextlib
 import datetime as dt
 import json
 import math
+import os
 import random
 import shutil
 import signal
@@ -681,31 +683,51 @@ class Trainer:
                 _say(f"stopped at {self.trained_timesteps:,} learner steps; checkpoint: {path}")
                 _say(f"continue with: python -m training.selfplay --resume {self.run_dir}")
             else:
-                self.finish()
+                try:
+                    self.finish()
+                except _FinalEvaluationStopped as stop:  # nothing of the final evaluation was written
+                    self.stop_requested = True
+                    _say(
+                        f"{stop.signal_name}: final evaluation stopped; the checkpoint at {self.trained_timesteps:,} "
+                        f"learner steps is saved: {path}"
+                    )
+                    _say(f"run the final evaluation with: python -m training.selfplay --resume {self.run_dir}")
         finally:
             self.env.close()  # a collector process ends here
             self.writer.close()
 
     def finish(self) -> None:
-        """Final evaluation, ``final`` checkpoint, summary table and learning-curve plot."""
+        """Final evaluation, ``final`` checkpoint, summary table and learning-curve plot.
+
+        Raises:
+            _FinalEvaluationStopped: on SIGINT/SIGTERM during the evaluation (:class:`_final_evaluation_stop`),
+                before anything of it is written; a stop after it waits for the ``final`` checkpoint and summary.
+        """
         cfg = self.cfg
         t = self.trained_timesteps
         train_seconds = self.train_seconds()
-        start = time.time()
-        res = evaluate_policy(current_policy(self.model, cfg), cfg, cfg.eval.final_games, seed=cfg.run.seed + 200_003)
-        self.final_results = res
-        eval_seconds = time.time() - start
-        for key, r in res.items():
-            self.writer.add_scalar(f"eval/{key}/final_win_rate", r["win_rate"], t)
-        self.writer.add_scalar("eval/final_train_seconds", self.train_seconds(), t)
-        ckpt.save_checkpoint(
-            self.run_dir / "checkpoints" / "final", ckpt.actor_weights(self.model.policy), self.metadata(res),
-            overwrite=True,
-        )  # fmt: skip
-        text = summary_table(res, t, train_seconds, self.best, self.run_dir.name, eval_seconds=eval_seconds)
-        (self.run_dir / "final_eval.md").write_text(text)
-        final = {"timesteps": t, "results": res}
-        learning_curve(self.evals, self.run_dir / "learning_curve.png", title=self.run_dir.name, final=final)
+        with _final_evaluation_stop() as stop:
+            _say(
+                f"final evaluation at {t:,} learner steps: {cfg.eval.final_games:,} games per opponent table "
+                "(Ctrl-C or SIGTERM stops it; the checkpoint is saved)"
+            )
+            start = time.time()
+            seed = cfg.run.seed + 200_003
+            res = evaluate_policy(current_policy(self.model, cfg), cfg, cfg.eval.final_games, seed=seed)
+            stop.evaluating = False  # from here a stop waits for what follows
+            self.final_results = res
+            eval_seconds = time.time() - start
+            for key, r in res.items():
+                self.writer.add_scalar(f"eval/{key}/final_win_rate", r["win_rate"], t)
+            self.writer.add_scalar("eval/final_train_seconds", self.train_seconds(), t)
+            ckpt.save_checkpoint(
+                self.run_dir / "checkpoints" / "final", ckpt.actor_weights(self.model.policy), self.metadata(res),
+                overwrite=True,
+            )  # fmt: skip
+            text = summary_table(res, t, train_seconds, self.best, self.run_dir.name, eval_seconds=eval_seconds)
+            (self.run_dir / "final_eval.md").write_text(text)
+            final = {"timesteps": t, "results": res}
+            learning_curve(self.evals, self.run_dir / "learning_curve.png", title=self.run_dir.name, final=final)
         print(text)
 
 
@@ -797,6 +819,59 @@ class _Callback:
         cb = Callback()
         cb.wins = []
         return cb
+
+
+class _FinalEvaluationStopped(BaseException):
+    """SIGINT or SIGTERM ended the final evaluation (:class:`_final_evaluation_stop`). A BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` on the way swallows it."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+
+
+class _final_evaluation_stop:
+    """SIGINT/SIGTERM while ``evaluating`` raise :class:`_FinalEvaluationStopped`, ending the final evaluation
+    at once: the step checkpoint :meth:`Trainer.train` saved before it stays the run's last, and ``--resume`` runs
+    the evaluation again. Once the evaluation is done (``evaluating`` false) a stop waits for the ``final``
+    checkpoint and summary, a second or so, so that ``final`` is never left without them. After the first stop a
+    second Ctrl-C raises KeyboardInterrupt and a second SIGTERM is ignored. Off the main thread (a Ray Tune trial)
+    it does nothing, as :class:`_graceful_stop`.
+
+    With ``eval.workers`` > 1 the games are played in a process pool, which ends only once it has played the games
+    already queued (those of the table being evaluated): a stop sent to the trainer alone comes then. The pool's
+    processes, forked with this handler, keep the handlers they had without it (:meth:`_handler`).
+    """
+
+    def __init__(self) -> None:
+        self.evaluating = True
+        self.stopped = False
+        self.pid = os.getpid()
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if os.getpid() != self.pid:  # a pool worker of the evaluation, forked with this handler: as it was before
+            signal.signal(signum, self.old.get(signum, signal.SIG_DFL))
+            os.kill(os.getpid(), signum)
+            return
+        name = signal.Signals(signum).name
+        if self.stopped:
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            return
+        self.stopped = True
+        if self.evaluating:
+            raise _FinalEvaluationStopped(name)
+        _say(f"{name}: the final evaluation is done; writing its checkpoint and summary, then ending")
+
+    def __enter__(self) -> _final_evaluation_stop:
+        self.old = {}
+        if threading.current_thread() is threading.main_thread():
+            self.old = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for s, h in self.old.items():
+            signal.signal(s, h)
 
 
 class _graceful_stop:
