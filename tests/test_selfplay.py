@@ -608,3 +608,27 @@ def test_a_runs_dir_that_is_a_file_is_refused_naming_it(tmp_path, capsys, below)
         f"error: run.runs_dir: expected a folder to hold the run folders, got {str(runs_dir)!r}, {what}\n"
     )
     assert afile.read_text() == "kept" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler installed for ``signum`` (Linux: SigCgt in /proc/PID/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads signal masks from /proc")
+def test_sigterm_while_the_command_imports_is_one_line_and_exit_130(tmp_path):
+    # SIGTERM in the second or two that torch and the package take to import, before the trainer installs its
+    # own handlers, killed the process with no word (exit -15; Ctrl-C printed a KeyboardInterrupt traceback).
+    cmd = [sys.executable, "-m", "training.selfplay", "--set", f"run.runs_dir={tmp_path / 'runs'}"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 20
+    while not _catches(proc.pid, signal.SIGTERM) and time.time() < deadline:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err == "SIGTERM: stopped at once; the run's last complete checkpoint, if it has one, stays valid\n"
+    assert out == ""

@@ -2,6 +2,10 @@
 
 ``python -m training.selfplay`` runs it and ``import training.selfplay`` returns it:
 the same module object, so attributes set here are set there.
+
+Run as a command, it first makes SIGTERM stop the start-up as Ctrl-C does: importing torch and the package
+takes a second or two, before the trainer installs its own handlers (which save a checkpoint and exit 0).
+A stop in that window, or a second Ctrl-C later, prints one line and exits 130, with no traceback.
 """
 
 import importlib
@@ -9,7 +13,20 @@ import sys
 
 if __name__ == "__main__":
     import runpy
+    import signal
 
-    runpy.run_module("training.learning.selfplay", run_name="__main__", alter_sys=True)
+    def _stop_at_once(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGTERM, _stop_at_once)
+    try:
+        runpy.run_module("training.learning.selfplay", run_name="__main__", alter_sys=True)
+    except KeyboardInterrupt as e:
+        name = str(e) or "SIGINT"
+        print(
+            f"{name}: stopped at once; the run's last complete checkpoint, if it has one, stays valid",
+            file=sys.stderr,
+        )
+        sys.exit(130)
 else:
     sys.modules[__name__] = importlib.import_module("training.learning.selfplay")
