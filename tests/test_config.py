@@ -443,3 +443,15 @@ def test_the_rounding_of_total_timesteps_to_whole_rollouts_is_said():
     assert cfg.rounding_note(start=16_000_000) is None  # nothing left to train
     whole = load_config(CONFIG_DIR / "smoke.yaml", [*sets, f"run.total_timesteps={3906 * 4096}"])
     assert whole.planned_timesteps() == 3906 * 4096 and whole.rounding_note() is None  # nothing to say
+
+
+def test_changed_key_names_the_entry_inside_a_section_that_differs():
+    from training.learning.config import changed_key
+
+    saved = {"game": {"preset": "standard", "num_players": [3], "chips": None}, "env": {"chip_memory": True}}
+    mine = {"game": {"preset": "standard", "num_players": [4], "chips": None}, "env": {"chip_memory": True}}
+    assert changed_key(saved, mine, ["env.chip_memory", "game"]) == ("game.num_players", [3], [4])
+    mine["game"]["num_players"] = [3]
+    assert changed_key(saved, mine, ["env.chip_memory", "game"]) is None
+    mine["game"]["extra"] = 1  # an entry only the new config has
+    assert changed_key(saved, mine, ["game"]) == ("game.extra", None, 1)

@@ -417,6 +417,9 @@ def test_resume_refuses_a_changed_network_before_writing_anything(smoke_run, tmp
     assert err.count("\n") == 1
     assert main([*args, "--set", "env.chip_memory=false"]) == 2
     assert "env.chip_memory: expected the run's True" in capsys.readouterr().err
+    # a changed game setting is named, not the whole game section (it printed both 10-key dicts)
+    assert main([*args, "--set", "game.num_players=[4]"]) == 2
+    assert "error: --resume: game.num_players: expected the run's [3] (checkpoint " in capsys.readouterr().err
     assert digest(run) == before  # no TensorBoard file, no config rewrite
 
 

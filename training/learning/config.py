@@ -703,13 +703,24 @@ M = TypeVar("M", bound=BaseModel)
 def changed_key(saved: Mapping[str, Any], mine: Mapping[str, Any], keys: Sequence[str]) -> tuple[str, Any, Any] | None:
     """The first dotted key of ``keys`` whose value in ``saved`` (a run's dumped config) is set and differs
     in ``mine``, as ``(key, saved value, my value)``; None if none does. Used to refuse a resume that
-    changes what a checkpoint was trained with."""
+    changes what a checkpoint was trained with. A key naming a section (``game``) is narrowed to the first
+    entry inside it that differs (``game.num_players``), so the message names what changed, not the section.
+
+    >>> changed_key({"game": {"preset": "standard", "num_players": [3]}}, {"game": {"preset": "standard",
+    ...     "num_players": [4]}}, ["game"])
+    ('game.num_players', [3], [4])
+    """
     for key in keys:
         a: Any = saved
         b: Any = mine
         for part in key.split("."):
             a, b = (a or {}).get(part), (b or {}).get(part)
         if a is not None and a != b:
+            while isinstance(a, Mapping) and isinstance(b, Mapping):
+                inner = next((k for k in (*a, *(k for k in b if k not in a)) if a.get(k) != b.get(k)), None)
+                if inner is None:
+                    break
+                key, a, b = f"{key}.{inner}", a.get(inner), b.get(inner)
             return key, a, b
     return None
 
