@@ -43,7 +43,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import torch
@@ -830,7 +830,28 @@ class _FinalEvaluationStopped(BaseException):
         self.signal_name = signal_name
 
 
-class _final_evaluation_stop:
+class _stop_signals:
+    """Installs ``self._handler`` for SIGINT and SIGTERM while the ``with`` block runs and puts the previous
+    handlers back after it. Off the main thread (a Ray Tune trial), where Python cannot install signal handlers,
+    it installs nothing."""
+
+    old: dict[int, Any]
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.old = {}
+        if threading.current_thread() is threading.main_thread():
+            self.old = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for s, h in self.old.items():
+            signal.signal(s, h)
+
+
+class _final_evaluation_stop(_stop_signals):
     """SIGINT/SIGTERM while ``evaluating`` raise :class:`_FinalEvaluationStopped`, ending the final evaluation
     at once: the step checkpoint :meth:`Trainer.train` saved before it stays the run's last, and ``--resume`` runs
     the evaluation again. Once the evaluation is done (``evaluating`` false) a stop waits for the ``final``
@@ -863,18 +884,8 @@ class _final_evaluation_stop:
             raise _FinalEvaluationStopped(name)
         _say(f"{name}: the final evaluation is done; writing its checkpoint and summary, then ending")
 
-    def __enter__(self) -> _final_evaluation_stop:
-        self.old = {}
-        if threading.current_thread() is threading.main_thread():
-            self.old = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        for s, h in self.old.items():
-            signal.signal(s, h)
-
-
-class _graceful_stop:
+class _graceful_stop(_stop_signals):
     """SIGINT/SIGTERM set ``trainer.stop_requested``; the callback then ends ``learn`` at the next step.
 
     :class:`Trainer` holds it while it starts too (collector process, model, checkpoint), so that a stop there
@@ -893,16 +904,6 @@ class _graceful_stop:
             raise KeyboardInterrupt
         self.trainer.stop_requested = True
         _say(f"\n{signal.Signals(signum).name}: saving a checkpoint and stopping...")
-
-    def __enter__(self) -> _graceful_stop:
-        self.old = {}
-        if threading.current_thread() is threading.main_thread():
-            self.old = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for s, h in self.old.items():
-            signal.signal(s, h)
 
 
 # --------------------------------------------------------------------------- command line
