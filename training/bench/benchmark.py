@@ -463,7 +463,7 @@ def _bench_selfplay(args: argparse.Namespace) -> None:
 
 
 def _bench_rllib(args: argparse.Namespace) -> None:
-    from training.scale.ray_backend import missing_ray_message
+    from training.scale.ray_backend import missing_ray_or_raise
 
     try:
         from training.scale.rllib_selfplay import bench_rllib  # the train extra (pydantic); Ray is imported later
@@ -474,10 +474,7 @@ def _bench_rllib(args: argparse.Namespace) -> None:
     except ConnectionError as e:  # no cluster at --address (found before any work): one error line
         refuse(e)
     except ModuleNotFoundError as e:  # Ray missing: one line; any other missing module is a fault, with its traceback
-        message = missing_ray_message("python -m training.benchmark rllib", "Ray RLlib", e)
-        if message is None:
-            raise
-        refuse(message)
+        refuse(missing_ray_or_raise("python -m training.benchmark rllib", "Ray RLlib", e))
 
 
 def check_serve_args(args: argparse.Namespace) -> None:

@@ -82,6 +82,16 @@ def missing_ray_message(command: str, needs: str, error: BaseException) -> str |
     )
 
 
+def missing_ray_or_raise(command: str, needs: str, error: ModuleNotFoundError) -> str:
+    """:func:`missing_ray_message` for an ``except ModuleNotFoundError`` of a command line: the ``error:`` line's
+    text when Ray is what is missing; any other missing module is a fault, and ``error`` is raised again, with
+    its traceback."""
+    message = missing_ray_message(command, needs, error)
+    if message is None:
+        raise error
+    return message
+
+
 def require_ray() -> Any:
     """Import and return :mod:`ray`.
 

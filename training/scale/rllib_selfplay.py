@@ -562,7 +562,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input, or when the
     ``ray`` extra is not installed)."""
     from training.cli import check_outputs
-    from training.scale.ray_backend import missing_ray_message, require_ray
+    from training.scale.ray_backend import missing_ray_or_raise, require_ray
 
     try:
         args, overrides = parse_args(sys.argv[1:] if argv is None else argv)
@@ -601,10 +601,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     except ModuleNotFoundError as e:  # Ray missing: one line; any other missing module is a fault, with its traceback
-        message = missing_ray_message(PROG, "Ray RLlib", e)
-        if message is None:
-            raise
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {missing_ray_or_raise(PROG, 'Ray RLlib', e)}", file=sys.stderr)
         return 2
     except (ConfigError, OSError, ckpt.CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)

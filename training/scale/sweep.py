@@ -246,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input, or when the
     ``ray`` extra is not installed)."""
-    from training.scale.ray_backend import missing_ray_message
+    from training.scale.ray_backend import missing_ray_or_raise
 
     try:
         args = build_parser().parse_args(argv)
@@ -260,10 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     except ModuleNotFoundError as e:  # Ray missing: one line; any other missing module is a fault, with its traceback
-        message = missing_ray_message(PROG, "Ray Tune", e)
-        if message is None:
-            raise
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {missing_ray_or_raise(PROG, 'Ray Tune', e)}", file=sys.stderr)
         return 2
     except (ConfigError, OSError, ValueError) as e:  # ConnectionError is an OSError
         print(f"error: {e}", file=sys.stderr)
