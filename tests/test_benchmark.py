@@ -88,7 +88,8 @@ def test_selfplay_benchmark_times_the_config_and_overrides_it_is_given_and_print
         "env.games_per_count 512 x 1 player count; ppo.batch_size 8192, ppo.n_epochs 2, ppo.net_arch [128, 128], "
         "env.behaviour true, run.torch_threads 1\n"
     ) in out
-    assert "the config's league of 27 scripted bots, 20% snapshots" in out
+    # one of the 27 members is a network checkpoint: it was counted as "the config's league of 27 scripted bots"
+    assert "the config's league of 26 scripted bots and 1 network, 20% snapshots" in out
 
     seen.clear()
     benchmark.main(["selfplay", "--set", "ppo.batch_size=512", "--players", "4", "--seed", "3", "--snapshots", "7"])
@@ -111,6 +112,61 @@ def test_selfplay_benchmark_refuses_a_bad_config_or_override_in_one_line(capsys,
         assert exc.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error:") and message in err[0], err
+
+
+def test_selfplay_benchmark_error_names_its_own_overrides_apart_from_the_users(capsys, monkeypatch):
+    """The benchmark's own overrides were listed as the user's: ``with overrides ['env.games_per_count=16',
+    'run.progress=false', 'game.num_players=4']`` for ``--set env.games_per_count=16 --players 4``."""
+    from training.config import CONFIG_DIR
+
+    _recorded_configs(monkeypatch)
+    config = str(CONFIG_DIR / "selfplay_3pt.yaml")
+    cases = [
+        (
+            ["--set", "env.games_per_count=16", "--set", "ppo.batch_size=1024", "--players", "4"],
+            "with overrides ['env.games_per_count=16', 'ppo.batch_size=1024'] and the benchmark's own overrides "
+            "run.progress=false (no progress bar), game.num_players=4 (--players 4): pool.scripted: policy spec "
+            "'checkpoints/exploiter-3p': expected a policy for 4 players",
+        ),
+        (
+            ["--players", "4", "--seed", "2"],
+            "with the benchmark's own overrides run.progress=false (no progress bar), game.num_players=4 "
+            "(--players 4), run.seed=2 (--seed 2): pool.scripted: ",
+        ),
+    ]
+    for argv, message in cases:
+        with pytest.raises(SystemExit) as exc:
+            benchmark.main(["selfplay", config, *argv])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: invalid config {config} {message}"), err
+
+
+def test_selfplay_benchmark_marks_the_parts_special_cards_do_not_measure(capsys, monkeypatch):
+    """With special cards (the scalar engine) engine, opponents and encoding are not timed: they printed 0.0."""
+    from training.bench import bench_selfplay as bs
+    from training.config import CONFIG_DIR
+
+    zeros = {"engine": 0.0, "opponents": 0.0, "encoding": 0.0}
+    by_mode = {
+        "process": zeros | {"learner_forward": 27.4, "glue": 359.9, "update": 163.8, "buffer": 3.2, "wait": 232.5},
+        "inline": zeros | {"learner_forward_and_glue": 325.6, "update": 81.3},
+    }
+    monkeypatch.setattr(bs, "_fast_rate", lambda cfg, *a: (2000.0, dict(by_mode[cfg.run.collector])))
+    monkeypatch.setattr(bs, "_naive_rate", lambda *a: 1000.0)
+    note = "(engine, opponents, encoding -: not measured; special cards run on the scalar engine"
+    benchmark.main(["selfplay", str(CONFIG_DIR / "selfplay_wildcards.yaml"), "--set", "ppo.batch_size=512"])
+    out = capsys.readouterr().out
+    collector, learner, one = (line for line in out.splitlines() if "us per learner step" in line)
+    assert collector.endswith("collector process: engine -, opponents -, encoding -, learner_forward 27.4, glue 359.9")
+    assert learner.endswith("learner process: update 163.8, buffer 3.2, wait 232.5")
+    assert one.endswith("one process: engine -, opponents -, encoding -, learner_forward_and_glue 325.6, update 81.3")
+    assert out.count(note) == 1 and "the config's league of 2 scripted bots," in out
+
+    benchmark.main(["selfplay", "--set", "ppo.batch_size=512"])  # no special cards: every part is measured
+    out = capsys.readouterr().out
+    assert "collector process: engine 0.0, opponents 0.0, encoding 0.0, learner_forward 27.4" in out
+    assert note not in out
 
 
 def test_selfplay_benchmark_runs_a_config_with_behaviour_inputs(capsys):

@@ -64,6 +64,10 @@ def test_summary_states_training_and_final_evaluation_time_apart():
                          eval_seconds=12.0)  # fmt: skip
     assert "6,000,640 learner steps in 16.8 min of training (5,953 steps/s, periodic evaluations included)" in text
     assert "then 12 s of final evaluation (17.0 min in all)" in text
+    # a short run (a quick probe) says seconds: it read "in 0.0 min of training ... (0.0 min in all)"
+    short = summary_table(FINAL["results"], 4096, 1.2, {"score": 1.7, "timesteps": 0}, "run", eval_seconds=0.4)
+    assert "4,096 learner steps in 1.2 s of training (3,413 steps/s" in short
+    assert "then 0 s of final evaluation (1.6 s in all)" in short
 
 
 def test_one_console_line_per_evaluation():

@@ -19,11 +19,12 @@ configs/selfplay_3pt.yaml`` times the rollouts (``ppo.n_steps`` x ``env.games_pe
 ``--seed``, when given, replace the config's ``game.num_players`` and ``run.seed``; ``run.torch_threads`` is the
 config's (1 in the shipped ones). The network starts from random weights (``run.init_from`` is not loaded).
 
-The fast paths play the config's opponent mix (``--pool default``: its league of scripted bots, plus
+The fast paths play the config's opponent mix (``--pool default``: its league of scripted bots and networks, plus
 ``--snapshots`` random-initialised snapshot networks taking ``pool.snapshot_weight`` of the seats, as in a
 run under way) or, with ``--pool snapshots``, snapshots in every seat. Each prints where the time goes, in
 microseconds per learner step: engine, opponents, encoding, learner forward, update, and for two cores the
-learner's wait for rollouts. The naive loop plays the config's first player count.
+learner's wait for rollouts; with special cards (the scalar engine) engine, opponents and encoding are not
+measured and print ``-``, their time in the glue. The naive loop plays the config's first player count.
 
 Wired as ``python -m training.benchmark selfplay`` (:func:`add_arguments`, :func:`bench_selfplay`).
 """
@@ -225,27 +226,57 @@ _PROCESS_PARTS = {
 }
 """Which breakdown parts each process of each collector mode spends its time on."""
 
+UNTIMED_WITH_SPECIAL_CARDS: tuple[str, ...] = ("engine", "opponents", "encoding")
+"""Breakdown parts not measured when the config has special cards: those games run on
+:class:`~nothanks_env.scalar_table.ScalarLearnerTable`, which does not time them (its time is in the glue)."""
+
+
+def _us(value: float | None) -> str:
+    """A breakdown figure in us per learner step, or ``-`` for a part not measured."""
+    return "-" if value is None else f"{value:.1f}"
+
+
+def league_members(cfg: Config) -> str:
+    """The config's ``pool.scripted`` members counted by kind: ``26 scripted bots and 1 network`` (a member is a
+    network when its spec loads a checkpoint, as ``checkpoints/exploiter-3p`` does)."""
+    from nothanks_env.specs import load_policy
+    from training.checkpoints import MLPPolicy
+
+    n = cfg.game.num_players[0]
+    networks = sum(isinstance(load_policy(spec, num_players=n), MLPPolicy) for spec in cfg.pool.scripted)
+    bots = len(cfg.pool.scripted) - networks
+    text = f"{bots} scripted bot{'s' if bots != 1 else ''}"
+    return text + (f" and {networks} network{'s' if networks != 1 else ''}" if networks else "")
+
 
 def selfplay_config(opts: dict[str, Any]) -> Config:
     """The config a ``benchmark selfplay`` run times: ``opts["config"]`` (``None``: configs/selfplay.yaml) with the
     ``opts["set"]`` overrides, as training reads them, then the benchmark's options: ``players`` and ``seed``
     when not None, room in the pool for ``snapshots`` snapshots, every opponent seat a snapshot with
-    ``pool="snapshots"``, and no progress bar.
+    ``pool="snapshots"``, and no progress bar. An error names those overrides apart from the ``--set`` ones, each
+    with the option it comes from (``game.num_players=4 (--players 4)``).
 
     Raises:
         ConfigError: for a config file or override that does not load or validate; the message names it.
     """
     base = load_config(opts["config"], list(opts["set"]))
-    sets = [*opts["set"], "run.progress=false"]
+    own = {"run.progress=false": "no progress bar"}  # the benchmark's own overrides -> why
     if opts["players"] is not None:
-        sets.append(f"game.num_players={opts['players']}")
+        own[f"game.num_players={opts['players']}"] = f"--players {opts['players']}"
     if opts["seed"] is not None:
-        sets.append(f"run.seed={opts['seed']}")
+        own[f"run.seed={opts['seed']}"] = f"--seed {opts['seed']}"
     if opts["snapshots"] > base.pool.max_snapshots:
-        sets.append(f"pool.max_snapshots={opts['snapshots']}")
+        own[f"pool.max_snapshots={opts['snapshots']}"] = f"--snapshots {opts['snapshots']}"
     if opts["pool"] == "snapshots":
-        sets.append("pool.snapshot_weight=1.0")  # every opponent seat is a snapshot
-    return load_config(opts["config"], sets)
+        own["pool.snapshot_weight=1.0"] = "--pool snapshots"  # every opponent seat is a snapshot
+    sets = [*opts["set"], *own]
+    try:
+        return load_config(opts["config"], sets)
+    except ConfigError as e:  # name the user's --set list alone, and the benchmark's own overrides apart
+        said = f" with overrides {sets}"
+        mine = ", ".join(f"{item} ({why})" for item, why in own.items())
+        user = f" with overrides {list(opts['set'])} and" if opts["set"] else " with"
+        raise ConfigError(str(e).replace(said, f"{user} the benchmark's own overrides {mine}", 1)) from None
 
 
 def describe_config(cfg: Config, opts: dict[str, Any]) -> str:
@@ -286,7 +317,7 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
     mix = "every seat a snapshot"
     if opts["pool"] == "default":
         league = "default" if opts["config"] is None else "config's"
-        mix = f"the {league} league of {len(cfg.pool.scripted)} scripted bots, {cfg.pool.snapshot_weight:.0%} snapshots"
+        mix = f"the {league} league of {league_members(cfg)}, {cfg.pool.snapshot_weight:.0%} snapshots"
     players = ", ".join(str(n) for n in cfg.game.num_players)
     threads = cfg.run.torch_threads
     print(
@@ -296,17 +327,25 @@ def bench_selfplay(args: argparse.Namespace | None = None) -> dict[str, float]:
     )
     print(describe_config(cfg, opts), flush=True)
     out: dict[str, float] = {}
+    untimed = UNTIMED_WITH_SPECIAL_CARDS if cfg.game.special_cards else ()
     for key, mode, label in (
         ("two_cores", "process", "two cores (collector process + learner)"),
         ("one_core", "inline", "one core  (collection, then update)     "),
     ):
         run_cfg = cfg.model_copy(update={"run": cfg.run.model_copy(update={"collector": mode})})
         rate, parts = _fast_rate(run_cfg, opts["steps"], opts["snapshots"], clock)
+        parts = parts | dict.fromkeys(untimed, None)
         out[key] = rate
         print(f"  {label}: {rate:>8,.0f} learner steps/s", flush=True)
         for who, keys in _PROCESS_PARTS[mode]:
-            where = ", ".join(f"{k} {parts[k]:.1f}" for k in keys if k in parts)
+            where = ", ".join(f"{k} {_us(parts[k])}" for k in keys if k in parts)
             print(f"      us per learner step, {who}: {where}", flush=True)
+    if untimed:
+        print(
+            f"      ({', '.join(untimed)} -: not measured; special cards run on the scalar engine, which does not "
+            "time its parts, so glue (learner_forward_and_glue on one core) holds them)",
+            flush=True,
+        )
     naive = _naive_rate(cfg, opts["naive_steps"], max(opts["snapshots"], 1), clock)
     out["naive"] = naive
     first = f", {cfg.game.num_players[0]} players" if len(cfg.game.num_players) > 1 else ""

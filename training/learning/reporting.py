@@ -36,6 +36,16 @@ def sb3_logger(writer):
     return Logger(folder=None, output_formats=[_Writer()])
 
 
+def duration(seconds: float) -> str:
+    """A time for a summary line: ``"6.5 s"`` under a minute, else minutes to a tenth (``"16.8 min"``), so a short
+    run does not read ``0.0 min``.
+
+    >>> duration(6.54), duration(1008.0)
+    ('6.5 s', '16.8 min')
+    """
+    return f"{seconds:.1f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
+
+
 def summary_table(
     results: dict[str, dict[str, Any]],
     timesteps: int,
@@ -56,10 +66,10 @@ def summary_table(
         run: the run folder's name.
         eval_seconds: the final evaluation's time, stated beside the training time when given.
     """
-    times = f"{timesteps:,} learner steps in {seconds / 60:.1f} min of training"
+    times = f"{timesteps:,} learner steps in {duration(seconds)} of training"
     times += f" ({timesteps / max(seconds, 1e-9):,.0f} steps/s, periodic evaluations included)"
     if eval_seconds is not None:
-        times += f", then {eval_seconds:.0f} s of final evaluation ({(seconds + eval_seconds) / 60:.1f} min in all)"
+        times += f", then {eval_seconds:.0f} s of final evaluation ({duration(seconds + eval_seconds)} in all)"
     lines = [
         f"# {run}: final evaluation",
         "",
