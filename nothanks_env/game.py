@@ -137,6 +137,20 @@ class IllegalActionError(RuleError):
     """An action that the rules forbid in the current state (e.g. PASS with 0 chips, any action after the end)."""
 
 
+def did_you_mean(got: object, choices: Sequence[object]) -> str:
+    """``" (did you mean 'x'?)"`` naming the choice closest to ``got`` (a string; :func:`difflib.get_close_matches`),
+    or ``""`` when none is close: the hint every misspelt name gets (presets, special cards, config choices).
+
+    Example:
+        >>> did_you_mean("rel", ["tanh", "relu"])
+        " (did you mean 'relu'?)"
+        >>> did_you_mean("xyz", ["tanh", "relu"])
+        ''
+    """
+    close = difflib.get_close_matches(got, [str(c) for c in choices], n=1) if isinstance(got, str) else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _fail(what: str, expected: str, got: object) -> RuleError:
     return RuleError(f"{what}: expected {expected}, got {got!r}")
 
@@ -204,11 +218,10 @@ class GameConfig:
             error = _fail("special_cards", f"distinct names from {SPECIAL_CARDS}", self.special_cards)
             unknown = [c for c in self.special_cards if c not in SPECIAL_CARDS]
             free = [c for c in SPECIAL_CARDS if c not in self.special_cards]  # not a second "wild" for "wlid"
-            close = difflib.get_close_matches(unknown[0], free, n=1) if unknown and isinstance(unknown[0], str) else []
-            if close:  # as nothanks_env.presets.preset_problem does for a preset name
-                which = f" for {unknown[0]!r}" if len(self.special_cards) > 1 else ""
-                raise RuleError(f"{error} (did you mean {close[0]!r}{which}?)")
-            raise error
+            hint = did_you_mean(unknown[0], free) if unknown else ""
+            if hint and len(self.special_cards) > 1:  # say which name it means
+                hint = hint.replace("?)", f" for {unknown[0]!r}?)")
+            raise RuleError(f"{error}{hint}") if hint else error
         object.__setattr__(self, "special_cards", tuple(c for c in SPECIAL_CARDS if c in self.special_cards))
         available = self.num_card_values - len(self.removed_face_up) + len(self.special_cards)
         if not is_int(self.num_removed) or not 0 <= self.num_removed <= available - 1:

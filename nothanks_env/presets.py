@@ -25,12 +25,11 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import fields, replace
 from types import MappingProxyType
 from typing import Any
 
-from nothanks_env.game import GameConfig, RuleError
+from nothanks_env.game import GameConfig, RuleError, did_you_mean
 
 PRESETS: MappingProxyType[str, dict[str, Any]] = MappingProxyType(
     {
@@ -60,9 +59,7 @@ def preset_problem(name: object) -> str | None:
     """
     if isinstance(name, str) and name in PRESETS:
         return None
-    close = difflib.get_close_matches(name, list(PRESETS), n=1) if isinstance(name, str) else []
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"expected one of {sorted(PRESETS)}, got {name!r}{hint}"
+    return f"expected one of {sorted(PRESETS)}, got {name!r}{did_you_mean(name, list(PRESETS))}"
 
 
 def get_preset(name: str, **overrides: Any) -> GameConfig:

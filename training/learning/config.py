@@ -13,7 +13,6 @@ decisions of opponents.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import types
 import typing
@@ -35,7 +34,7 @@ from pydantic import (
     model_validator,
 )
 
-from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError
+from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError, did_you_mean
 from nothanks_env.outcome import selfplay_reward
 from nothanks_env.presets import PRESETS, preset_problem
 from nothanks_env.vector import require_batched
@@ -574,21 +573,6 @@ def _field_at(model: type[BaseModel], loc: Sequence[Any]) -> tuple[type[BaseMode
             return None, None
     field = section.model_fields.get(loc[-1]) if loc and isinstance(loc[-1], str) else None
     return section, field.annotation if field is not None else None
-
-
-def did_you_mean(got: object, choices: Sequence[object]) -> str:
-    """``" (did you mean 'x'?)"`` naming the choice closest to ``got`` (a string; difflib's match, as
-    :func:`nothanks_env.presets.preset_problem` gives for a preset), or ``""`` when none is close.
-
-    Example:
-        >>> did_you_mean("rel", ["tanh", "relu"])
-        " (did you mean 'relu'?)"
-        >>> did_you_mean("xyz", ["tanh", "relu"])
-        ''
-    """
-    names = [str(c) for c in choices]
-    close = difflib.get_close_matches(got, names, n=1) if isinstance(got, str) else []
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _describe(error: Any, model: type[BaseModel]) -> str:
