@@ -593,9 +593,9 @@ class Game:
         >>> g = Game(GameConfig(num_players=3))
         >>> g.reset(seed=0)
         >>> while not g.is_over:
-        ...     g.step(TAKE)
-        >>> len(g.history)
-        24
+        ...     ended = g.step(TAKE)  # True once the action ends a deal
+        >>> ended, len(g.history)
+        (True, 24)
     """
 
     def __init__(self, config: GameConfig | None = None) -> None:

@@ -40,6 +40,7 @@ import math
 import pathlib
 
 from nothanks_env.baselines import BASELINES
+from nothanks_env.game import did_you_mean
 from nothanks_env.policy import Policy, check_player_count
 
 
@@ -322,13 +323,51 @@ def _checkpoints(spec: str):
         ) from e
 
 
+def _shipped_names(spec: str) -> list[str]:
+    """Short names of the shipped agents, networks (``SHIPPED``) then composites (``SHIPPED_SPECS``)."""
+    module = _checkpoints(spec)
+    return [*getattr(module, "SHIPPED", {}), *getattr(module, "SHIPPED_SPECS", {})]
+
+
+def _close_name(spec: str) -> str:
+    """``" (did you mean 'x'?)"`` naming the baseline or shipped agent closest to the name before the spec's
+    ``:`` (``heuristc:T=5`` -> ``heuristic``, ``ppo-3q`` -> ``ppo-3p``), or ``""`` when none is close."""
+    try:
+        shipped = _shipped_names(spec)
+    except ValueError:  # no training package: no shipped agent
+        shipped = []
+    return did_you_mean(spec.partition(":")[0].strip(), [*BASELINES, *shipped])
+
+
+def _versions_listed(names: list[str]) -> str:
+    """``names``, each ``NAME-vN`` whose ``NAME`` is one of them listed last as an older version, a run of them
+    as ``NAME-vLO..vHI``: ``['ppo-3p', 'ppo-3p-v2', 'ppo-3p-v1', 'x']`` -> ``"ppo-3p, x; older versions
+    ppo-3p-v1..v2"`` (versions not in a run listed one by one: ``ppo-3p-v1, ppo-3p-v3``)."""
+    versions: dict[str, list[int]] = {}
+    current = []
+    for name in names:
+        base, sep, number = name.rpartition("-v")
+        if sep and number.isdigit() and base in names:
+            versions.setdefault(base, []).append(int(number))
+        else:
+            current.append(name)
+    older = []
+    for base in current:
+        vs = sorted(versions.get(base, []))
+        if len(vs) > 1 and vs == list(range(vs[0], vs[-1] + 1)):
+            older.append(f"{base}-v{vs[0]}..v{vs[-1]}")
+        else:
+            older += [f"{base}-v{v}" for v in vs]
+    return ", ".join(current) + (f"; older versions {', '.join(older)}" if older else "")
+
+
 def _expected_forms(spec: str) -> str:
-    """``"policy spec '<spec>': expected a baseline (...), a shipped agent (...), ..."``: every form a spec takes."""
-    shipped = getattr(_checkpoints(spec), "SHIPPED", {})
-    composite = getattr(_checkpoints(spec), "SHIPPED_SPECS", {})
+    """``"policy spec '<spec>': expected a baseline (...), a shipped agent (...), ..."``: every form a spec takes,
+    with the closest baseline or shipped name after the spec (``policy spec 'ppo-3q' (did you mean 'ppo-3p'?)``)
+    and the shipped networks' older versions as ranges (``ppo-3p-v1..v6``)."""
     return (
-        f"policy spec {spec!r}: expected a baseline ({', '.join(BASELINES)}) optionally with "
-        f"':key=value,...', a shipped agent ({', '.join([*shipped, *composite]) or 'none shipped'}), "
+        f"policy spec {spec!r}{_close_name(spec)}: expected a baseline ({', '.join(BASELINES)}) optionally with "
+        f"':key=value,...', a shipped agent ({_versions_listed(_shipped_names(spec)) or 'none shipped'}), "
         "an existing checkpoint path, or module:attr"
     )
 

@@ -113,6 +113,51 @@ def test_missing_checkpoint_is_a_clear_error(tmp_path):
         load_checkpoint_policy(tmp_path / "empty")
 
 
+def _copy_of_ppo_3p(folder: Path) -> None:
+    import shutil
+
+    folder.mkdir(parents=True)
+    for name in (ckpt.WEIGHTS_FILE, ckpt.METADATA_FILE):
+        shutil.copy(ckpt.resolve_checkpoint("ppo-3p") / name, folder / name)
+
+
+def test_a_run_folder_given_as_a_checkpoint_names_the_checkpoint_meant_without_loading_it(tmp_path):
+    # It said only "expected file policy.safetensors, which is missing" for the folder training.selfplay wrote.
+    run = tmp_path / "run"
+    cps = run / "checkpoints"
+    missing = f"checkpoint {run}: expected file {ckpt.WEIGHTS_FILE}, which is missing"
+    for step in ("step_0000000008", "step_0000000016", "step_0000000128"):  # the latest by number, not by name
+        _copy_of_ppo_3p(cps / step)
+    (cps / "step_0000000999").mkdir()  # begun, not written: no checkpoint in it
+    with pytest.raises(FileNotFoundError) as e:
+        load_checkpoint_policy(run)
+    assert str(e.value) == (
+        f"{missing}; this looks like a run folder with no final checkpoint: did you mean {cps / 'step_0000000128'}?"
+    )
+    _copy_of_ppo_3p(cps / "best")
+    with pytest.raises(FileNotFoundError) as e:
+        load_checkpoint_policy(run)
+    assert (
+        str(e.value)
+        == f"{missing}; this looks like a run folder with no final checkpoint: did you mean {cps / 'best'}?"
+    )
+    _copy_of_ppo_3p(cps / "final")
+    with pytest.raises(FileNotFoundError) as e:  # said, not loaded in its place
+        load_checkpoint_policy(run)
+    assert str(e.value) == f"{missing}; this looks like a run folder: did you mean {cps / 'final'}?"
+    with pytest.raises(FileNotFoundError) as e:
+        load_checkpoint_policy(cps)
+    assert str(e.value) == (
+        f"checkpoint {cps}: expected file {ckpt.WEIGHTS_FILE}, which is missing; this looks like a run's "
+        f"checkpoints folder: did you mean {cps / 'final'}?"
+    )
+    assert load_checkpoint_policy(cps / "final").name == "final"
+    (tmp_path / "other" / "final").mkdir(parents=True)  # no checkpoint anywhere under it: no hint
+    with pytest.raises(FileNotFoundError) as e:
+        load_checkpoint_policy(tmp_path / "other")
+    assert str(e.value) == f"checkpoint {tmp_path / 'other'}: expected file {ckpt.WEIGHTS_FILE}, which is missing"
+
+
 @pytest.mark.parametrize(
     "damage", ["flip_weights", "truncate_weights", "bad_json", "other_layout", "edited", "no_digest", "empty_files"]
 )

@@ -195,6 +195,34 @@ def test_cli_bad_input_is_one_error_line_and_exit_2(argv, message, capsys):
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
 
+def test_cli_policy_given_a_run_folder_names_its_final_checkpoint(tmp_path, capsys):
+    import shutil
+
+    from training.checkpoints import METADATA_FILE, WEIGHTS_FILE, resolve_checkpoint
+
+    final = tmp_path / "run" / "checkpoints" / "final"
+    final.mkdir(parents=True)
+    for name in (WEIGHTS_FILE, METADATA_FILE):
+        shutil.copy(resolve_checkpoint("ppo-3p") / name, final / name)
+    run = str(tmp_path / "run")
+    with pytest.raises(SystemExit) as e:
+        ev.main(["--players", "3", "--policy", run, "--opponents", "heuristic", "--games", "3", "--no-progress"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (
+        f"error: --policy: policy spec {run!r}: checkpoint {run}: expected file {WEIGHTS_FILE}, which is missing; "
+        f"this looks like a run folder: did you mean {final}?\n"
+    )
+
+
+def test_cli_misspelt_policy_says_the_closest_name(capsys):
+    with pytest.raises(SystemExit) as e:
+        ev.main(["--players", "3", "--policy", "ppo-3q", "--opponents", "heuristic", "--games", "3", "--no-progress"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --policy: policy spec 'ppo-3q' (did you mean 'ppo-3p'?): expected a baseline (")
+    assert "a shipped agent (ppo-3p, ppo-4p, " in err and err.count("\n") == 1
+
+
 def test_bench_eval_reports_a_rate(capsys):
     class Args:
         games, workers, seed = 300, 1, 0
@@ -267,7 +295,9 @@ def test_composite_shipped_agents_resolve_to_their_spec():
     assert load_policy(SHIPPED_SPECS["best-3p"]).rollout.name == best.rollout.name == "ppo-3p-v6"
     with pytest.raises(ValueError, match=r"expected a policy for 5 players, got one trained for \[3\] players"):
         load_policy("best-3p", num_players=5)
-    with pytest.raises(ValueError, match=r"a shipped agent \(.*best-3p"):
+    with pytest.raises(
+        ValueError, match=r"^policy spec 'best-4p' \(did you mean 'best-3p'\?\): .*a shipped agent \(.*best-3p"
+    ):
         load_policy("best-4p")
 
 

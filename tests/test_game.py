@@ -251,3 +251,13 @@ def test_seat_view_hides_opponent_chips_unless_visible():
     v = new_game(opponent_chips="visible").seat_view(2)
     assert v.chips == (11, 11, 11)
     assert re.search("seat", repr(v))
+
+
+def test_doc_examples_run():
+    # The Game example printed each step's return (False ... True) where it showed no output, and failed.
+    import doctest
+
+    import nothanks_env.game
+
+    result = doctest.testmod(nothanks_env.game, raise_on_error=False)
+    assert result.failed == 0 and result.attempted > 0

@@ -200,3 +200,57 @@ def test_a_path_with_a_colon_that_does_not_exist_says_so(tmp_path, monkeypatch):
     with pytest.raises(ValueError) as e:  # parameters: no word of paths
         specs.load_policy("threshold:T=x", num_players=3)
     assert str(e.value) == "policy spec 'threshold:T=x': T: expected an integer, got 'x'"
+
+
+def _shipped_clause(text: str) -> str:
+    return text.partition("a shipped agent (")[2].partition("), an existing checkpoint path")[0]
+
+
+@pytest.mark.parametrize(
+    ("spec", "close"),
+    [("ppo-3q", "ppo-3p"), ("best3p", "best-3p"), ("heuristc", "heuristic"), ("heuristc:x=1", "heuristic"),
+     ("ppo-3q:deterministic=False", "ppo-3p"), ("stochastik:T=2", "stochastic")],
+)  # fmt: skip
+def test_a_misspelt_name_says_the_closest_baseline_or_shipped_agent(spec, close):
+    # It listed every baseline and shipped agent without saying which one was meant.
+    with pytest.raises(ValueError) as e:
+        specs.load_policy(spec, num_players=3)
+    text = str(e.value)
+    assert text.startswith(f"policy spec {spec!r} (did you mean {close!r}?): expected a baseline (random, "), text
+    assert text.endswith("an existing checkpoint path, or module:attr") and "\n" not in text
+    with pytest.raises(ValueError) as e:  # nested: the inner spec says it
+        specs.load_policy(f"search:rollout={spec.partition(':')[0]}", num_players=3)
+    assert f"parameter rollout: policy spec {spec.partition(':')[0]!r} (did you mean {close!r}?)" in str(e.value)
+
+
+def test_a_name_close_to_none_gets_no_hint():
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("nosuch")
+    assert str(e.value).startswith("policy spec 'nosuch': expected a baseline (random, ")
+    assert "did you mean" not in str(e.value)
+
+
+def test_the_shipped_agents_are_listed_with_their_older_versions_as_ranges():
+    # It listed all 20 names one by one (ppo-3p, ppo-3p-v6, ppo-3p-v5, ...).
+    from training.checkpoints import SHIPPED, SHIPPED_SPECS
+
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("nosuch")
+    clause = _shipped_clause(str(e.value))
+    assert clause == (
+        "ppo-3p, ppo-4p, ppo-5p, ppo-mixed, ppo-wildcards, best-3p; "
+        "older versions ppo-3p-v1..v6, ppo-4p-v1..v4, ppo-5p-v1..v4"
+    )
+    named = set()  # every shipped name is said, none more
+    for item in clause.replace("; older versions", ",").split(", "):
+        base, _, versions = item.partition("-v")
+        lo, _, hi = versions.partition("..v")
+        named |= {f"{base}-v{v}" for v in range(int(lo), int(hi or lo) + 1)} if versions else {item}
+    assert named == {*SHIPPED, *SHIPPED_SPECS}
+
+
+def test_versions_are_folded_into_ranges_only_where_they_run():
+    assert specs._versions_listed(["a", "a-v2", "a-v1", "b"]) == "a, b; older versions a-v1..v2"
+    assert specs._versions_listed(["a", "a-v1", "a-v3", "c-v2"]) == "a, c-v2; older versions a-v1, a-v3"
+    assert specs._versions_listed(["a", "a-v1"]) == "a; older versions a-v1"
+    assert specs._versions_listed(["a", "b"]) == "a, b"

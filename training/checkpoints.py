@@ -577,8 +577,27 @@ def resolve_checkpoint(path: str | Path) -> Path:
         )
     for f in (WEIGHTS_FILE, METADATA_FILE):
         if not (p / f).is_file():
-            raise FileNotFoundError(f"checkpoint {p}: expected file {f}, which is missing")
+            hint = _run_folder_hint(p) if f == WEIGHTS_FILE else ""
+            raise FileNotFoundError(f"checkpoint {p}: expected file {f}, which is missing{hint}")
     return p
+
+
+def _run_folder_hint(p: Path) -> str:
+    """For a directory laid out as a training run (``RUN/checkpoints/final``, ``best``, ``step_...``, as
+    ``training.selfplay`` writes them) or as its ``checkpoints`` folder: ``"; this looks like a run folder: did you
+    mean RUN/checkpoints/final?"``, naming its final checkpoint, else (a run not finished) its best, else its latest
+    step checkpoint; ``""`` for any other directory. Said, never loaded in its place: which one is meant is the
+    user's choice."""
+    for folder, what in ((p / "checkpoints", "a run folder"), (p, "a run's checkpoints folder")):
+        if not folder.is_dir():
+            continue
+        steps = [c for c in folder.glob("step_*") if c.name[5:].isdigit()]
+        steps.sort(key=lambda c: int(c.name[5:]), reverse=True)  # the latest first
+        for c in (folder / "final", folder / "best", *steps):
+            if (c / WEIGHTS_FILE).is_file():
+                yet = "" if c.name == "final" else " with no final checkpoint"
+                return f"; this looks like {what}{yet}: did you mean {c}?"
+    return ""
 
 
 def read_metadata(path: str | Path) -> dict[str, Any]:
