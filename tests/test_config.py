@@ -425,9 +425,9 @@ def test_a_pool_override_without_a_space_after_its_colon_says_so():
     # written with the space, or with a value, the same entries load
     cfg = load_config(CONFIG_DIR / "smoke.yaml", ["pool.scripted={heuristic: 1.5, threshold:T=5: 2}"])
     assert cfg.pool.scripted == {"heuristic": 1.5, "threshold:T=5": 2.0}
-    with pytest.raises(ConfigError) as e:  # no value, but not NAME:NUMBER: the usual error
+    with pytest.raises(ConfigError) as e:  # no value, but not NAME:NUMBER: the usual error, the key as --set quotes it
         load_config(CONFIG_DIR / "smoke.yaml", ["pool.scripted={threshold:T=5}"])
-    assert str(e.value).endswith(": pool.scripted.threshold:T=5: expected a number, got None")
+    assert str(e.value).endswith(': pool.scripted."threshold:T=5": expected a number, got None')
 
 
 def test_the_rounding_of_total_timesteps_to_whole_rollouts_is_said():
@@ -455,3 +455,147 @@ def test_changed_key_names_the_entry_inside_a_section_that_differs():
     assert changed_key(saved, mine, ["env.chip_memory", "game"]) is None
     mine["game"]["extra"] = 1  # an entry only the new config has
     assert changed_key(saved, mine, ["game"]) == ("game.extra", None, 1)
+
+
+# --------------------------------------------------------------------------- quoted key parts in overrides
+HINT = "quote a key part that holds '.' or '=': pool.scripted.\"threshold:T=2\"=1.5"
+
+
+def test_a_quoted_key_part_is_taken_literally():
+    # pool entries are policy specs that hold '=' (and '.'): the key was split at every '.' and the item at
+    # its first '=', so pool.scripted.threshold:T=2=1.5 set 'threshold:T' to '2=1.5'
+    items = [
+        'pool.scripted."threshold:T=2"=1.5',
+        'pool.league.targets."ratio:r=0.3"=0.8',
+        'pool.scripted."runs/a.b/checkpoints/final"=2',  # a '.' inside quotes is no separator either
+        "eval.opponents=[heuristic, 'threshold:T=2']",  # quotes in the value are YAML's, as before
+        "a.b=c=d",  # the value is everything after the first '='
+    ]
+    assert parse_overrides(items) == {
+        "pool": {
+            "scripted": {"threshold:T=2": 1.5, "runs/a.b/checkpoints/final": 2},
+            "league": {"targets": {"ratio:r=0.3": 0.8}},
+        },
+        "eval": {"opponents": ["heuristic", "threshold:T=2"]},
+        "a": {"b": "c=d"},
+    }
+
+
+@pytest.mark.parametrize(
+    "item, problem",
+    [
+        ('pool.scripted."threshold:T=2=1.5', "the quote at character 15 is never closed"),
+        ('pool.scripted."threshold:T=2"', "no '=' outside the quotes"),
+        ('pool.scripted.""=1', "an empty quoted key part at character 15"),
+        ("pool..scripted=1", "an empty key part at character 6"),
+        ("=1", "an empty key part at character 1"),
+        ("pool.scripted.=1", "an empty key part at character 15"),
+        ('pool.scri"pted"=1', "a quote at character 10 inside a key part: quote the whole part"),
+        ('pool."scripted.x"y=1', "'y' at character 18 after a closing quote: expected '.' or '='"),
+        # one spelling per key (training.exploit's check of the keys it sets compares them as text)
+        (
+            'pool."snapshot_weight"=0.3',
+            "quotes around 'snapshot_weight', which holds neither '.' nor '=': write it without them",
+        ),
+    ],
+)
+def test_a_malformed_override_key_says_how_to_quote_it(item, problem):
+    with pytest.raises(ConfigError) as e:
+        parse_overrides([item])
+    assert str(e.value) == f"override: expected KEY.PATH=VALUE ({HINT}), got {item!r} ({problem})"
+
+
+def test_an_override_without_equals_is_refused_as_before():
+    with pytest.raises(ConfigError) as e:
+        parse_overrides(["ppo.n_steps"])
+    assert str(e.value) == "override: expected KEY.PATH=VALUE, got 'ppo.n_steps'"
+
+
+def test_a_quoted_pool_entry_reaches_the_validated_config():
+    cfg = load_config(CONFIG_DIR / "smoke.yaml", ['pool.scripted."threshold:T=2"=1.5'])
+    assert cfg.pool.scripted["threshold:T=2"] == 1.5
+    cfg = load_config(
+        CONFIG_DIR / "smoke.yaml",
+        [
+            "pool.scripted={heuristic: 1}",
+            'pool.scripted."ratio:r=0.3"=0.5',
+            "pool.league.weighting=target",
+            "pool.league.targets.heuristic=0.5",
+            'pool.league.targets."ratio:r=0.3"=0.8',
+        ],
+    )
+    assert cfg.pool.scripted == {"heuristic": 1.0, "ratio:r=0.3": 0.5}
+    assert cfg.pool.league.targets == {"heuristic": 0.5, "ratio:r=0.3": 0.8}
+
+
+def test_a_spec_key_cut_at_its_own_equals_sign_says_how_to_quote_it():
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", ["pool.scripted.threshold:T=2=1.5"])
+    assert str(e.value).endswith(
+        "pool.scripted.threshold:T: expected a number, got '2=1.5' "
+        "(quote a key that holds '=': pool.scripted.\"threshold:T=2\"=1.5)"
+    )
+    with pytest.raises(ConfigError) as e:  # an error about another key gets no such hint
+        load_config(CONFIG_DIR / "smoke.yaml", ["run.seed=x=1"])
+    assert "quote" not in str(e.value)
+
+
+def test_an_error_names_a_key_that_holds_equals_as_an_override_writes_it():
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", ['pool.scripted."threshold:T=2"=abc'])
+    assert str(e.value).endswith(": pool.scripted.\"threshold:T=2\": expected a number, got 'abc'")
+
+
+def test_dotted_flags_keep_a_quoted_key_part_whole():
+    rest, dotted = split_dotted_flags(
+        ['--pool.scripted."threshold:T=2"', "1.5", '--pool.scripted."ppo-3p"=2', "--ppo.learning-rate=1e-4", "x"]
+    )
+    assert rest == ["x"]
+    # '-' reads as '_' in a flag's key, but not inside quotes (a spec's own name)
+    assert dotted == ['pool.scripted."threshold:T=2"=1.5', 'pool.scripted."ppo-3p"=2', "ppo.learning_rate=1e-4"]
+
+
+def test_selfplay_command_line_reads_quoted_keys_and_refuses_bad_quotes_in_one_line(capsys):
+    from training.selfplay import main
+
+    # a valid quoted key goes through to validation (run.total_timesteps=0 stops the run there)
+    assert main(["--set", 'pool.scripted."threshold:T=2"=1.5', "--set", "run.total_timesteps=0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith("run.total_timesteps: expected an int >= 1, got 0\n"), err
+    assert main(["--set", 'pool.scripted."threshold:T=2=1.5']) == 2
+    assert capsys.readouterr().err == (
+        f"error: override: expected KEY.PATH=VALUE ({HINT}), got 'pool.scripted.\"threshold:T=2=1.5' (the quote at "
+        "character 15 is never closed)\n"
+    )
+    assert main(["--set", "pool.scripted.threshold:T=2=1.5", "--set", "run.total_timesteps=0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith(
+        "pool.scripted.threshold:T: expected a number, got '2=1.5' "
+        "(quote a key that holds '=': pool.scripted.\"threshold:T=2\"=1.5)\n"
+    ), err
+
+
+def test_the_probe_still_refuses_a_quoted_entry_of_a_key_it_sets():
+    # training.exploit compares override keys as text: one spelling per key keeps that sound
+    from training.evaluation.exploit import check_overrides
+
+    with pytest.raises(ConfigError, match="pool.scripted is the probe's"):
+        check_overrides(['pool.scripted."threshold:T=2"=1.5'])
+    with pytest.raises(ConfigError, match="quotes around 'snapshot_weight'"):
+        parse_overrides(['pool."snapshot_weight"=0.3'])
+
+
+def test_a_sweep_searches_a_quoted_key_and_its_set_reaches_a_search_key(tmp_path):
+    from training.scale.sweep import load_sweep
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(
+        f"base: {CONFIG_DIR / 'smoke.yaml'}\nspace:\n  'pool.scripted.\"threshold:T=2\"': {{grid: [0.5, 1.0]}}\n"
+        "  ppo.ent_coef: {grid: [0.0, 0.01]}\n"
+    )
+    sweep, _ = load_sweep(path, ['space."ppo.ent_coef".grid=[0.0, 0.02]'])
+    assert sweep.space['pool.scripted."threshold:T=2"'].grid == [0.5, 1.0]
+    assert sweep.space["ppo.ent_coef"].grid == [0.0, 0.02]
+    with pytest.raises(ConfigError) as e:
+        load_sweep(path, ['space."ppo.ent_coef".grid=[0.0, x]'])
+    assert str(e.value).startswith('space."ppo.ent_coef": invalid config')

@@ -115,7 +115,7 @@ def test_only_a_missing_ray_module_counts_as_missing_ray():
     assert missing_ray(ModuleNotFoundError("no", name="ray.rllib.core")) == "ray.rllib.core"
     for error in (
         ModuleNotFoundError("No module named 'rayon'", name="rayon"),  # a name that only starts like it
-        ModuleNotFoundError("No module named 'tree'", name="tree"),  # a module Ray itself imports
+        ModuleNotFoundError("No module named 'msgpack'", name="msgpack"),  # of Ray's core: a broken install
         ModuleNotFoundError("No module named 'training.nope'", name="training.nope"),  # a fault of ours
         ModuleNotFoundError("no name"),
         ImportError("cannot import name 'x' from 'ray'", name="ray"),  # ray is there; a name in it is not
@@ -123,6 +123,9 @@ def test_only_a_missing_ray_module_counts_as_missing_ray():
     ):
         assert missing_ray(error) is None, error
         assert missing_ray_message("cmd", "Ray RLlib", error) is None, error
+    # a package of Ray's rllib part (pip install ray has none of them) is not Ray, but is the "ray" extra's:
+    # tests/test_missing_extras.py
+    assert missing_ray(ModuleNotFoundError("No module named 'tree'", name="tree")) is None
 
 
 def test_a_missing_module_of_an_installed_ray_names_the_version_and_the_module(monkeypatch, tmp_path, capsys):

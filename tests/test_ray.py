@@ -383,7 +383,7 @@ def test_sweep_bad_space_key_is_one_error_line(tmp_path, capsys):
     sweep_file.write_text(f"base: {CONFIG_DIR / 'smoke.yaml'}\nspace:\n  ppo.learnin_rate: {{grid: [1.0e-4]}}\n")
     assert sw.main([str(sweep_file)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: space.ppo.learnin_rate: invalid config") and "unknown key" in err
+    assert err.startswith('error: space."ppo.learnin_rate": invalid config') and "unknown key" in err
 
 
 def test_sweep_checks_every_grid_and_choice_value_before_ray_starts(tmp_path, capsys):

@@ -6,6 +6,12 @@ into a run. Any value can be overridden on the command line::
 
     python -m training.selfplay configs/selfplay.yaml --set ppo.learning_rate=1e-4 --run.seed 3
 
+An override is ``KEY.PATH=VALUE``: the key's parts are split at ``.``, key and value at the first ``=``, and
+the value is read as YAML. A key part that holds ``.`` or ``=`` itself (a policy spec such as
+``threshold:T=2`` among the pool's entries) is written in double quotes, taken literally::
+
+    --set 'pool.scripted."threshold:T=2"=1.5' --set 'pool.league.targets."ratio:r=0.3"=0.8'
+
 Units: "steps" are *learner steps* (decisions of the training seat; SB3's ``num_timesteps``), never
 decisions of opponents.
 """
@@ -578,7 +584,7 @@ def _field_at(model: type[BaseModel], loc: Sequence[Any]) -> tuple[type[BaseMode
 def _describe(error: Any, model: type[BaseModel]) -> str:
     """One validation error as ``key: expected ..., got ...`` (no newline, no ``;``)."""
     loc = tuple(error["loc"])
-    key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    key = "".join(f"[{p}]" if isinstance(p, int) else f".{_key_part(p)}" for p in loc).lstrip(".")
     got = error.get("input")
     kind, ctx = error["type"], error.get("ctx") or {}
     msg = error["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
@@ -627,29 +633,117 @@ def _format_errors(err: ValidationError, source: str, model: type[BaseModel]) ->
     return f"invalid config {source}: " + "; ".join(problems)
 
 
+KEY_QUOTING_HINT = "quote a key part that holds '.' or '=': pool.scripted.\"threshold:T=2\"=1.5"
+"""How a key part holding ``.`` or ``=`` is written in an override, as the errors about override keys say it."""
+
+
+def _key_part(part: Any) -> str:
+    """One part of a dotted key as an override writes it: in double quotes if it holds ``.`` or ``=``."""
+    text = str(part)
+    return f'"{text}"' if "." in text or "=" in text else text
+
+
+def dotted_key(parts: Sequence[Any]) -> str:
+    """The key of ``parts`` as an override writes it: ``("pool", "scripted", "threshold:T=2")`` ->
+    ``pool.scripted."threshold:T=2"`` (a part holding ``.`` or ``=`` in double quotes)."""
+    return ".".join(_key_part(p) for p in parts)
+
+
+def split_override(item: str) -> tuple[tuple[str, ...], str]:
+    """Split one override ``KEY.PATH=VALUE`` into its key parts and its value text (not yet read as YAML).
+
+    The key's parts are separated by ``.``; the key ends at the first ``=`` outside double quotes. A part
+    written in double quotes is taken literally, ``.`` and ``=`` included: ``pool.scripted."threshold:T=2"=1.5``
+    -> ``(("pool", "scripted", "threshold:T=2"), "1.5")``. The value is everything after that ``=``. Only a part
+    that holds ``.`` or ``=`` may be quoted, so that every key has one spelling (:func:`dotted_key`'s).
+
+    Raises:
+        ConfigError: naming the item, for an item without ``=`` (outside quotes), an empty key part, a quote
+            that is never closed, a quote that does not enclose a whole key part, or quotes around a part that
+            needs none.
+    """
+    parts: list[str] = []
+    part = ""
+    quoted = False  # the current part was written in quotes (nothing may follow the closing quote but . or =)
+    i = 0
+
+    def refuse(problem: str) -> ConfigError:
+        return ConfigError(f"override: expected KEY.PATH=VALUE ({KEY_QUOTING_HINT}), got {item!r} ({problem})")
+
+    while i < len(item):
+        c = item[i]
+        if c == '"':
+            if part or quoted:
+                raise refuse(f"a quote at character {i + 1} inside a key part: quote the whole part")
+            end = item.find('"', i + 1)
+            if end < 0:
+                raise refuse(f"the quote at character {i + 1} is never closed")
+            if end == i + 1:
+                raise refuse(f"an empty quoted key part at character {i + 1}")
+            part, quoted, i = item[i + 1 : end], True, end + 1
+            if "." not in part and "=" not in part:  # one spelling per key: code that compares keys as text holds
+                raise refuse(f"quotes around {part!r}, which holds neither '.' nor '=': write it without them")
+            continue
+        if c in ".=":
+            if not part:
+                raise refuse(f"an empty key part at character {i + 1}")
+            parts.append(part)
+            if c == "=":
+                return tuple(parts), item[i + 1 :]
+            part, quoted = "", False
+        elif quoted:
+            raise refuse(f"{c!r} at character {i + 1} after a closing quote: expected '.' or '='")
+        else:
+            part += c
+        i += 1
+    if '"' in item:
+        raise refuse("no '=' outside the quotes")
+    raise ConfigError(f"override: expected KEY.PATH=VALUE, got {item!r}")
+
+
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """``["ppo.learning_rate=1e-4", ...]`` -> nested dict; values are parsed as YAML scalars/lists.
 
+    Keys are split as :func:`split_override` splits them: a part in double quotes may hold ``.`` and ``=``
+    (``'pool.scripted."threshold:T=2"=1.5'`` -> ``{"pool": {"scripted": {"threshold:T=2": 1.5}}}``).
+
     Raises:
-        ConfigError: for an item without ``=`` or an empty key.
+        ConfigError: for an item :func:`split_override` refuses, a value that is not valid YAML, or a key used
+            both as a value and as a section.
     """
     tree: dict[str, Any] = {}
     for item in items:
-        key, sep, raw = item.partition("=")
-        if not sep or not key or any(not k for k in key.split(".")):
-            raise ConfigError(f"override: expected KEY.PATH=VALUE, got {item!r}")
+        parts, raw = split_override(item)
+        key = dotted_key(parts)
         try:
             value = yaml.safe_load(raw) if raw != "" else ""
         except yaml.YAMLError as e:
             raise ConfigError(f"override {key}: value {raw!r} is not valid YAML: {_yaml_problem(e)}") from e
         node = tree
-        *parents, leaf = key.split(".")
+        *parents, leaf = parts
         for p in parents:
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
                 raise ConfigError(f"override {key}: {p} is set to a value and used as a section")
         node[leaf] = _Replace(value) if isinstance(value, dict) else value
     return tree
+
+
+def _cut_spec_hint(items: Sequence[str], message: str) -> str:
+    """A hint for the first override of ``items`` that looks like a policy spec key cut at its own ``=``
+    (``pool.scripted.threshold:T=2=1.5``: key ``pool.scripted.threshold:T``, value ``2=1.5``) and whose key
+    ``message`` (a validation error) names: `` (quote a key that holds '=': pool.scripted."threshold:T=2"=1.5)``,
+    with the item's own key and value. Empty if there is none."""
+    for item in items:
+        try:
+            parts, raw = split_override(item)
+        except ConfigError:
+            continue
+        if "=" in raw and '"' not in raw and ":" in parts[-1] and f"{dotted_key(parts)}:" in message:
+            rest, _, value = raw.rpartition("=")
+            suggestion = dotted_key([*parts[:-1], f"{parts[-1]}={rest}"]) + f"={value}"
+            return f" (quote a key that holds '=': {suggestion})"
+    return ""
 
 
 class _Replace(dict):
@@ -777,7 +871,14 @@ def load_config(
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path}: expected a mapping of sections, got {type(data).__name__}")
     source = str(path) + (f" with overrides {overrides}" if overrides else "")
-    return config_from_dict(_merge(data, parse_overrides(overrides or [])), source=source, model=model)
+    merged = _merge(data, parse_overrides(overrides or []))
+    try:
+        return config_from_dict(merged, source=source, model=model)
+    except ConfigError as e:
+        hint = _cut_spec_hint(overrides or [], str(e))
+        if not hint:
+            raise
+        raise ConfigError(f"{e}{hint}") from None
 
 
 def config_from_dict(data: dict[str, Any], source: str = "(dict)", model: type[M] = Config) -> M:
@@ -793,18 +894,43 @@ def dump_config(config: BaseModel, path: str | Path) -> None:
     Path(path).write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
 
 
+def _flag_key_end(text: str) -> int:
+    """Where the key of a ``--SECTION.KEY[=VALUE]`` flag (without its ``--``) ends: at its first ``=`` outside
+    double quotes, else at the end of ``text``."""
+    quoted = False
+    for i, c in enumerate(text):
+        if c == '"':
+            quoted = not quoted
+        elif c == "=" and not quoted:
+            return i
+    return len(text)
+
+
+def _flag_key(key: str) -> str:
+    """A flag's key as an override writes it: ``-`` read as ``_`` (``--ppo.learning-rate``), except inside
+    double quotes, which a key part holding ``.`` or ``=`` is written in and which are taken literally."""
+    pieces = key.split('"')  # the odd pieces are inside quotes
+    return '"'.join(p if i % 2 else p.replace("-", "_") for i, p in enumerate(pieces))
+
+
 def split_dotted_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Turn ``--ppo.learning_rate 1e-4`` / ``--ppo.learning_rate=1e-4`` into overrides; return (rest, overrides)."""
+    """Turn ``--ppo.learning_rate 1e-4`` / ``--ppo.learning_rate=1e-4`` into overrides; return (rest, overrides).
+
+    The key ends at the first ``=`` outside double quotes, so a quoted key part may hold ``=``:
+    ``--pool.scripted."threshold:T=2" 1.5`` and ``--pool.scripted."threshold:T=2"=1.5`` both give
+    ``pool.scripted."threshold:T=2"=1.5``.
+    """
     rest, overrides = [], []
     it = iter(argv)
     for a in it:
-        if a.startswith("--") and "." in a.split("=", 1)[0]:
-            key, eq, val = a[2:].partition("=")
+        end = _flag_key_end(a[2:]) + 2 if a.startswith("--") else 0
+        if a.startswith("--") and "." in a[2:end]:
+            key, eq, val = a[2:end], a[end : end + 1], a[end + 1 :]
             if not eq:
                 val = next(it, None)
                 if val is None:
                     raise ConfigError(f"override {a}: expected a value after it")
-            overrides.append(f"{key.replace('-', '_')}={val}")
+            overrides.append(f"{_flag_key(key)}={val}")
         else:
             rest.append(a)
     return rest, overrides

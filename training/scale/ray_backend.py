@@ -15,10 +15,16 @@ Where Ray runs (``ADDR``, as :func:`ray.init` reads its ``address``):
 Every node of a cluster needs this package installed (the same virtual environment): the tasks import
 :mod:`training.evaluate` there. Policies travel to the workers once per call through Ray's object store.
 Requires the ``ray`` extra (``pip install -e ".[ray]"``).
+
+The command lines on Ray report a missing extra in one ``error:`` line (:func:`missing_ray_or_raise`): Ray itself,
+a package that Ray's ``rllib`` or ``tune`` part needs (``pip install ray`` installs neither), or a package of the
+``train`` extra (torch, stable-baselines3, sb3-contrib...).
 """
 
 from __future__ import annotations
 
+import importlib
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
@@ -39,6 +45,70 @@ ADDRESS_FORMS = "'local', 'auto', HOST:PORT or ray://HOST:PORT (PORT a number 1.
 RAY_INSTALL = 'pip install -e ".[ray]"'
 """The command that installs the ``ray`` extra (``ray[rllib,tune]``), as error messages name it."""
 
+RAY_PARTS: tuple[str, ...] = ("rllib", "tune")
+"""The parts of Ray (its extras) that the ``ray`` extra installs, ``ray[rllib,tune]`` in ``pyproject.toml``."""
+
+TRAIN_INSTALL = 'pip install -e ".[train]"'
+"""The command that installs the ``train`` extra, as error messages name it."""
+
+TRAIN_PACKAGES: dict[str, str] = {
+    "torch": "torch",
+    "stable_baselines3": "stable-baselines3",
+    "sb3_contrib": "sb3-contrib",
+    "tensorboard": "tensorboard",
+    "yaml": "pyyaml",
+    "pydantic": "pydantic",
+    "scipy": "scipy",
+    "openskill": "openskill",
+    "rich": "rich",
+    "tqdm": "tqdm",
+    "matplotlib": "matplotlib",
+    "safetensors": "safetensors",
+}
+"""Import name -> package of every requirement of the ``train`` extra (``pyproject.toml``; a test keeps them equal)."""
+
+_IMPORT_NAMES = {"pyyaml": "yaml", "dm_tree": "tree", "dm-tree": "tree"}
+"""Packages whose import name is not their package name, lower-cased, ``-`` read as ``_``."""
+
+
+def _import_name(package: str) -> str:
+    """The (lower-case) import name of ``package``: ``dm_tree`` -> ``tree``, ``tensorboardX`` -> ``tensorboardx``."""
+    name = package.lower()
+    return _IMPORT_NAMES.get(name, name.replace("-", "_"))
+
+
+def ray_part_packages() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Lower-case import name -> ``(package, parts)`` for every requirement of the :data:`RAY_PARTS` of the
+    installed Ray, read from its metadata: ``"tree": ("dm_tree", ("rllib",))``, ``"pyarrow": ("pyarrow",
+    ("rllib", "tune"))``. Empty without Ray."""
+    from importlib import metadata
+
+    try:
+        requirements = metadata.requires("ray") or []
+    except metadata.PackageNotFoundError:
+        return {}
+    found: dict[str, tuple[str, set[str]]] = {}
+    for req in requirements:
+        name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
+        for part in RAY_PARTS:
+            if name and re.search(rf"extra\s*==\s*['\"]{part}['\"]", req):
+                found.setdefault(_import_name(name[1]), (name[1], set()))[1].add(part)
+    return {k: (package, tuple(p for p in RAY_PARTS if p in parts)) for k, (package, parts) in found.items()}
+
+
+def missing_module(error: BaseException) -> str | None:
+    """The module an import error says is missing: ``error``'s own ``name`` if it is a
+    :class:`ModuleNotFoundError`, else that of the :class:`ModuleNotFoundError` it was raised from (Ray's
+    ``Can't import ray.tune as some dependencies are missing`` is a plain :class:`ImportError` raised from the
+    missing module's). None for any other error."""
+    seen: set[int] = set()
+    while isinstance(error, ImportError) and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, ModuleNotFoundError):
+            return error.name
+        error = error.__cause__ or error.__context__  # type: ignore[assignment]
+    return None
+
 
 def missing_ray(error: BaseException) -> str | None:
     """The module that ``error`` reports missing if it is :mod:`ray` or one of its submodules, else None.
@@ -54,21 +124,32 @@ def missing_ray(error: BaseException) -> str | None:
 
 
 def missing_ray_message(command: str, needs: str, error: BaseException) -> str | None:
-    """The ``error:`` line's text for ``command`` when ``error`` says Ray (or a module of it) is missing, else None.
+    """The ``error:`` line's text for ``command`` when ``error`` says Ray (or a module of it) is missing, or a package
+    that Ray's ``rllib`` or ``tune`` part needs (:func:`ray_part_packages`), else None.
 
     Args:
         command: the command line, e.g. ``"python -m training.rllib_selfplay"``.
         needs: the part of Ray it needs, e.g. ``"Ray RLlib"`` or ``"Ray Tune"``.
-        error: the exception raised (:func:`missing_ray` decides whether it is about Ray).
+        error: the exception raised (:func:`missing_ray` and :func:`missing_module` decide whether it is about Ray).
 
     Returns:
         ``"<command> needs <needs>, which is not installed (expected the "ray" extra, got no module 'ray'):
-        pip install -e ".[ray]"``; or, when ``ray`` itself imports but a module of it does not (another Ray
-        version), a message naming the Ray version and the missing module. None if ``error`` is not about Ray.
+        pip install -e ".[ray]"``; when ``ray`` itself imports but a module of it does not (another Ray
+        version), a message naming the Ray version and the missing module; when a package of Ray's parts is
+        missing (``pip install ray`` without ``[rllib,tune]``), a message naming the package, the part, the Ray
+        version and the missing module. None if ``error`` is not about Ray.
     """
     name = missing_ray(error)
     if name is None:
-        return None
+        name = missing_module(error)
+        top = name.split(".")[0] if name else ""
+        package = ray_part_packages().get(top.lower())
+        if package is None or top in TRAIN_PACKAGES:  # pyyaml, pydantic, scipy: the train extra's to name
+            return None
+        return (
+            f'{command} needs {needs} as the "ray" extra installs it (expected package {package[0]} of '
+            f"ray[{','.join(package[1])}], got ray {_ray_version()} without module {name!r}): {RAY_INSTALL}"
+        )
     ray = sys.modules.get("ray")
     if not isinstance(ray, ModuleType):  # ``import ray`` failed: Ray is not installed
         return (
@@ -82,11 +163,39 @@ def missing_ray_message(command: str, needs: str, error: BaseException) -> str |
     )
 
 
-def missing_ray_or_raise(command: str, needs: str, error: ModuleNotFoundError) -> str:
-    """:func:`missing_ray_message` for an ``except ModuleNotFoundError`` of a command line: the ``error:`` line's
-    text when Ray is what is missing; any other missing module is a fault, and ``error`` is raised again, with
-    its traceback."""
-    message = missing_ray_message(command, needs, error)
+def _ray_version() -> str:
+    """The installed Ray's version, from its metadata (``?`` if it has none)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("ray")
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+def missing_train_message(command: str, error: BaseException) -> str | None:
+    """The ``error:`` line's text for ``command`` when ``error`` says a package of the ``train`` extra is missing
+    (:data:`TRAIN_PACKAGES`: torch, stable-baselines3, sb3-contrib...), else None.
+
+    Example: ``python -m training.sweep needs the "train" extra, which is not installed (expected package
+    sb3-contrib, got no module 'sb3_contrib'): pip install -e ".[train]"``.
+    """
+    name = missing_module(error)
+    package = TRAIN_PACKAGES.get(name.split(".")[0]) if name else None
+    if package is None:
+        return None
+    return (
+        f'{command} needs the "train" extra, which is not installed (expected package {package}, got no module '
+        f"{name!r}): {TRAIN_INSTALL}"
+    )
+
+
+def missing_ray_or_raise(command: str, needs: str, error: ImportError) -> str:
+    """The ``error:`` line's text for an ``except ImportError`` (or ``except ModuleNotFoundError``) of a command line
+    when what is missing is an extra: Ray or a package of its parts (:func:`missing_ray_message`), or a package of
+    the ``train`` extra (:func:`missing_train_message`). Any other missing module (or import error) is a fault,
+    and ``error`` is raised again, with its traceback."""
+    message = missing_ray_message(command, needs, error) or missing_train_message(command, error)
     if message is None:
         raise error
     return message
@@ -108,6 +217,31 @@ def require_ray() -> Any:
         raise ModuleNotFoundError(
             f'Ray is not installed: expected the "ray" extra ({RAY_INSTALL}), got no module {e.name!r}', name=e.name
         ) from e
+    return ray
+
+
+def require_ray_parts(*parts: str) -> Any:
+    """Import and return :mod:`ray` after importing ``ray.<part>`` for each of ``parts`` (of :data:`RAY_PARTS`),
+    so that a command finds a missing part before it starts any work.
+
+    Raises:
+        ModuleNotFoundError: if Ray is missing (:func:`require_ray`) or a package one of the parts needs (``pip
+            install ray`` installs neither part), with ``name`` that of the missing module, so that
+            :func:`missing_ray_or_raise` recognises it; Ray's own ``ImportError`` for a part whose packages are
+            missing becomes this error too. Any other import error goes on unchanged.
+    """
+    ray = require_ray()
+    for part in parts:
+        try:
+            importlib.import_module(f"ray.{part}")
+        except ImportError as e:
+            name = missing_module(e)
+            if name is None or (missing_ray_message("", "", e) or missing_train_message("", e)) is None:
+                raise
+            raise ModuleNotFoundError(
+                f'Ray {part} is not fully installed: expected the "ray" extra ({RAY_INSTALL}), got no module {name!r}',
+                name=name,
+            ) from e
     return ray
 
 

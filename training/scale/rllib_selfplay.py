@@ -36,7 +36,9 @@ returns per module, episode length, steps/s; ``losses/``; ``eval/<opponent>/``);
 SIGINT/SIGTERM finishes the training iteration, checkpoints and exits 0.
 
 torch and Ray are imported where they are used, not with this module: ``--help`` and bad arguments answer at
-once, and without the ``ray`` extra the command says so in one ``error:`` line.
+once. Without the ``ray`` extra (or with a Ray installed without its ``[rllib,tune]`` parts, as ``pip install ray``
+installs it), or without the ``train`` extra's torch, the command says so in one ``error:`` line, naming the
+missing module and the ``pip install`` that adds it.
 """
 
 from __future__ import annotations
@@ -481,10 +483,11 @@ def bench_rllib(args: argparse.Namespace) -> dict[str, float]:
     meaningful with ``env_runners=0``, where sampling and learning both run here). Wired as
     ``python -m training.benchmark rllib``.
     """
+    from training.scale.ray_backend import connect, require_ray_parts
+
+    require_ray_parts("rllib")  # a package of Ray's rllib part missing: a ModuleNotFoundError naming it, no work done
     import torch
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
-
-    from training.scale.ray_backend import connect
 
     sets = [*args.set, f"env.env_runners={args.env_runners}", f"env.envs_per_runner={args.envs_per_runner}"]
     cfg = load_config(None, sets, RLlibConfig, default=DEFAULT_RLLIB_CONFIG)
@@ -527,7 +530,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog=PROG,
         description="Self-play PPO for No Thanks! with RLlib on nothanks_v0 (see configs/rllib.yaml).",
-        epilog="Any config value can be set with --set SECTION.KEY=VALUE or --SECTION.KEY VALUE.",
+        epilog="Any config value can be set with --set SECTION.KEY=VALUE or --SECTION.KEY VALUE. A key part that "
+        "holds '.' or '=' is written in double quotes: --set 'SECTION.\"A.B=C\"=VALUE'.",
     )
     p.add_argument("config", nargs="?", help="YAML config (default configs/rllib.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config value")
@@ -560,9 +564,9 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input, or when the
-    ``ray`` extra is not installed)."""
+    ``ray`` extra, a part of Ray it installs, or the ``train`` extra is not installed)."""
     from training.cli import check_outputs
-    from training.scale.ray_backend import missing_ray_or_raise, require_ray
+    from training.scale.ray_backend import missing_ray_or_raise, require_ray_parts
 
     try:
         args, overrides = parse_args(sys.argv[1:] if argv is None else argv)
@@ -571,10 +575,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    from training import checkpoints as ckpt  # torch: only once the arguments are good
+    try:  # only once the arguments are good, and before a run folder is made or a checkpoint read
+        require_ray_parts("rllib")  # Ray, and the packages of its rllib and tune parts (pip install ray has neither)
+        from training import checkpoints as ckpt  # torch and safetensors, of the train extra
+    except ImportError as e:  # an extra missing: one line; any other import error is a fault, with its traceback
+        print(f"error: {missing_ray_or_raise(PROG, 'Ray RLlib', e)}", file=sys.stderr)
+        return 2
 
     try:
-        require_ray()  # before a run folder is made or a checkpoint read
         if args.export:
             # before the checkpoint is read: a checkpoint replaced only with --overwrite, never another folder
             try:
@@ -600,7 +608,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         dump_config(cfg, run_dir / "config.yaml")
     except SystemExit as e:
         return int(e.code or 0)
-    except ModuleNotFoundError as e:  # Ray missing: one line; any other missing module is a fault, with its traceback
+    except ImportError as e:  # an extra missing: one line; any other import error is a fault, with its traceback
         print(f"error: {missing_ray_or_raise(PROG, 'Ray RLlib', e)}", file=sys.stderr)
         return 2
     except (ConfigError, OSError, ckpt.CheckpointError) as e:

@@ -16,6 +16,10 @@ Tune folder, and reports every periodic evaluation to Tune. Trials are ranked on
 final evaluation's score by ``eval.best_metric`` (``min``: the lowest win rate x n over the evaluation
 tables, 1.0 = parity; else the win rate against that opponent).
 
+A key of ``space`` is written as ``--set`` writes it: a part that holds ``.`` or ``=`` (a policy spec) in double
+quotes, ``'pool.scripted."threshold:T=2"': {grid: [0.5, 1.0]}``. A search key is itself such a part when
+``--set`` reaches into ``space``: ``--set 'space."ppo.ent_coef".grid=[0.0, 0.02]'``.
+
 Each trial takes ``cpus_per_trial`` CPUs of the Ray cluster, so a 2-core machine runs trials one or two
 at a time and a cluster many at once. Every node needs this package installed.
 """
@@ -33,11 +37,15 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from training.learning.config import CONFIG_DIR, ConfigError, _Section, load_config
+from training.learning.config import CONFIG_DIR, ConfigError, _Section, dotted_key, load_config
 
 PROG = "python -m training.sweep"
 METRIC = "eval_score"
 RUN_DIR_FILE = "run_dir.txt"
+
+TRIAL_MODULES: tuple[str, ...] = ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard")
+"""The ``train`` extra's modules a trial (a ``training.selfplay`` run) imports: the command checks them before
+Ray starts, so that a missing one is one ``error:`` line rather than every trial failing inside Tune."""
 
 
 # --------------------------------------------------------------------------- the sweep file
@@ -114,7 +122,7 @@ def load_sweep(path: str | Path, overrides: list[str] | None = None) -> tuple[Sw
             try:
                 load_config(base, [*sweep.set, f"{key}={json.dumps(value)}"])
             except ConfigError as e:
-                raise ConfigError(f"space.{key}: {e}") from None
+                raise ConfigError(f"{dotted_key(['space', key])}: {e}") from None
     return sweep, base.resolve()
 
 
@@ -235,7 +243,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("config", nargs="?", default=str(CONFIG_DIR / "sweep.yaml"), help="sweep file (configs/sweep.yaml)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a sweep-file value")
+    p.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE",
+        help="override a sweep-file value; a key part that holds '.' or '=' is written in double quotes: "
+        "--set 'space.\"ppo.ent_coef\".grid=[0.0, 0.02]'",
+    )  # fmt: skip
     p.add_argument("--address", default="local", type=ray_address,
                    help="Ray cluster to join (auto, HOST:6379, ray://HOST:10001); "
                    "default: start Ray embedded on this machine")  # fmt: skip
@@ -245,11 +257,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input, or when the
-    ``ray`` extra is not installed)."""
-    from training.scale.ray_backend import missing_ray_or_raise
+    ``ray`` extra, a part of Ray it installs, or the ``train`` extra a trial needs is not installed)."""
+    import importlib
+
+    from training.scale.ray_backend import missing_ray_or_raise, require_ray_parts
 
     try:
         args = build_parser().parse_args(argv)
+        require_ray_parts("tune")  # Ray, and the packages of its tune part (pip install ray has none of them)
+        for name in TRIAL_MODULES:
+            importlib.import_module(name)
         sweep_cfg, base = load_sweep(args.config, args.set)
         resume = Path(args.resume) if args.resume else None
         if resume is not None and not (resume / "tuner.pkl").is_file():
@@ -259,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         connect(args.address)  # an address where no cluster answers: one error line (sweep() reuses the connection)
     except SystemExit as e:
         return int(e.code or 0)
-    except ModuleNotFoundError as e:  # Ray missing: one line; any other missing module is a fault, with its traceback
+    except ImportError as e:  # an extra missing: one line; any other import error is a fault, with its traceback
         print(f"error: {missing_ray_or_raise(PROG, 'Ray Tune', e)}", file=sys.stderr)
         return 2
     except (ConfigError, OSError, ValueError) as e:  # ConnectionError is an OSError
