@@ -17,7 +17,8 @@ spec                           meaning
                                a ``:`` (``runs/a:b/checkpoints/final``, ``heuristic:v2``) is tried first,
                                before the ``:`` is read as the start of parameters
 ``PATH:deterministic=False``   a checkpoint (a path, with a ``:`` in it too, or a shipped ``SHORT`` name)
-                               that samples its action from the network's softmax instead of the argmax
+                               that samples its action from the network's softmax instead of the argmax;
+                               named as without them, plus the parameters (``final:deterministic=False``)
 ``module:attr``                a user policy: ``attr`` of importable ``module`` is a :class:`Policy`
                                subclass or instance, or a zero-argument factory returning a policy
 ``SHORT``                      a shipped checkpoint (``training.checkpoints.SHIPPED``) or a shipped
@@ -300,7 +301,10 @@ def _checkpoint_with_params(spec: str, head: str, text: str) -> Policy:
     _check_kinds(spec, params, CHECKPOINT_PARAMS)
     deterministic = bool(params.get("deterministic", CHECKPOINT_PARAMS["deterministic"]))
     policy = _load_checkpoint(spec, pathlib.Path(head) if _exists(head) else head, deterministic=deterministic)
-    policy.name = spec  # tables say that it samples
+    # named as without parameters (a shipped name, else the folder's name), the parameters kept, so that tables say
+    # that it samples: ppo-3p:deterministic=False, final:deterministic=False (not the whole path of one and the
+    # folder name of the other; training.evaluate.label_by_path tells folders of the same name apart)
+    policy.name = f"{policy.name}:{text}"
     return policy
 
 

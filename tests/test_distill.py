@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 import pytest
+import torch
 
 from nothanks_env.baselines.simple import NeverTakePolicy
 from nothanks_env.game import GameConfig
@@ -385,6 +386,38 @@ def test_overwrite_replaces_a_distilled_checkpoint_whole(tmp_path, capsys):
     assert (out / "policy.safetensors").read_bytes() != first  # another split and order: other weights
     assert sorted(p.name for p in out.iterdir()) == ["distill.json", "metadata.json", "policy.safetensors"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npz", "out"]  # no .out.tmp or .out.old left
+
+
+def test_a_stop_right_after_the_swap_leaves_the_checkpoint_with_its_own_report(tmp_path, monkeypatch):
+    # distill.json was written after the checkpoint had been swapped into place: a stop between the two left the
+    # new network without a report (the old report went with the old folder). It is now written inside the swap.
+    f = tmp_path / "d.npz"
+    _decisions().save(f)
+    out = tmp_path / "out"
+    argv = ["--student", "ppo-3p", "--out", str(out), "--load-data", str(f), "--epochs", "1", "--no-progress"]
+    assert distill.main([*argv, "--seed", "1"]) == 0
+    real_save = ckpt.save_checkpoint
+
+    def save_then_stop(*args, **kwargs):
+        real_save(*args, **kwargs)
+        raise KeyboardInterrupt  # Ctrl-C the moment the new folder is in place
+
+    monkeypatch.setattr(ckpt, "save_checkpoint", save_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        distill.main([*argv, "--seed", "2", "--overwrite"])
+    assert sorted(p.name for p in out.iterdir()) == ["distill.json", "metadata.json", "policy.safetensors"]
+    report = json.loads((out / "distill.json").read_text())
+    assert report["seed"] == 2 and report == ckpt.verify_checkpoint(out)["distilled"]  # the new pair, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npz", "out"]
+
+
+def test_a_checkpoint_s_extra_files_are_plain_names_other_than_its_own(tmp_path):
+    weights = {"layers.0.weight": torch.zeros(2, 389), "layers.0.bias": torch.zeros(2)}
+    meta = {"activation": "tanh", "chip_memory": True}
+    for name in ("metadata.json", "sub/report.json", ".."):
+        with pytest.raises(ValueError, match=r"extra_files: expected plain file names other than"):
+            ckpt.save_checkpoint(tmp_path / "c", weights, meta, extra_files={name: "{}"})
+    assert list(tmp_path.iterdir()) == []  # refused before anything is written
 
 
 @pytest.mark.parametrize("student_as", ["folder", "file in it"])

@@ -24,6 +24,7 @@ def checkpoint_at(folder: Path) -> Path:
 
 def names(argv: list[str], tmp_path: Path) -> list[str]:
     out = tmp_path / "report.json"
+    out.unlink(missing_ok=True)  # a report of an earlier call
     ev.main([*argv, "--games", "3", "--no-progress", "--json", str(out)])
     return [p["name"] for p in json.loads(out.read_text())["policies"]]
 
@@ -63,7 +64,8 @@ def test_labels_other_than_folder_names_are_left_alone(tmp_path, monkeypatch):
     specs = ["x/ppo-3p", "ppo-3p", "heuristic", "heuristic", "x/ppo-3p:deterministic=False"]
     policies = [load_policy(s, num_players=3) for s in specs]
     ev.label_by_path(policies, specs)
-    # the shipped name is not a path; a spec with parameters is labelled by the whole spec already
+    # the shipped name is not a path; the folder with parameters is told from the shipped agent as without them
+    # (it was labelled by its whole spec, whatever the others)
     assert [p.name for p in policies] == ["x/ppo-3p", "ppo-3p", "heuristic", "heuristic", specs[-1]]
 
 
@@ -84,3 +86,56 @@ def test_gauntlet_labels_two_checkpoints_named_alike_by_their_paths(tmp_path, mo
     argv = ["--players", "3", "--policy", "x/best", "y/best", "--columns", "random", "--games", "3"]
     assert g.main([*argv, "--no-progress", "--json", str(out)]) == 0
     assert [r["policy"] for r in json.loads(out.read_text())["reports"]] == ["x/best", "y/best"]
+
+
+def test_a_checkpoint_with_parameters_is_labelled_as_one_without_them(tmp_path, monkeypatch):
+    # RUN/checkpoints/final printed "final" and RUN/checkpoints/final:deterministic=False its whole spec; and
+    # beside OTHER/checkpoints/final, "final" and the whole spec, leaving which "final" was which to guess
+    monkeypatch.chdir(tmp_path)
+    checkpoint_at(tmp_path / "RUN" / "checkpoints" / "final")
+    checkpoint_at(tmp_path / "OTHER" / "checkpoints" / "final")
+    sampled = "RUN/checkpoints/final:deterministic=False"
+    argv = ["--policy", "RUN/checkpoints/final", sampled, "--opponents", "random"]
+    assert names(argv, tmp_path) == ["final", "final:deterministic=False", "random"]
+    argv = ["--policy", sampled, "--opponents", "OTHER/checkpoints/final"]
+    assert names(argv, tmp_path) == [sampled, "OTHER/checkpoints/final"]
+    argv = ["--policy", "ppo-3p:deterministic=False", "--opponents", "checkpoints/ppo-3p"]  # the shipped one
+    checkpoint_at(tmp_path / "checkpoints" / "ppo-3p")
+    assert names(argv, tmp_path) == ["ppo-3p:deterministic=False", "checkpoints/ppo-3p"]
+
+
+def test_gauntlet_and_tournament_label_as_evaluate_does(tmp_path, monkeypatch):
+    from training.evaluation import gauntlet as g
+    from training.evaluation import tournament as t
+
+    monkeypatch.chdir(tmp_path)
+    checkpoint_at(tmp_path / "RUN" / "checkpoints" / "final")
+    checkpoint_at(tmp_path / "OTHER" / "checkpoints" / "final")
+    specs = ["RUN/checkpoints/final:deterministic=False", "OTHER/checkpoints/final", "heuristic"]
+    expected = ["RUN/checkpoints/final:deterministic=False", "OTHER/checkpoints/final", "heuristic"]
+    argv = ["--policy", *specs[:2], "--columns", "random", "--games", "3", "--no-progress", "--json", "g.json"]
+    assert g.main(argv) == 0
+    assert [r["policy"] for r in json.loads((tmp_path / "g.json").read_text())["reports"]] == expected[:2]
+    result = t.main(["--policies", *specs, "--games", "3", "--no-progress", "--out", "t"])
+    assert sorted(r.stats.name for r in result.rows) == sorted(expected)
+    assert names(["--policy", *specs[:2], "--opponents", "heuristic"], tmp_path) == expected
+    alone = ["--policy", "RUN/checkpoints/final:deterministic=False", "--columns", "random", "--games", "3"]
+    assert g.main([*alone, "--no-progress", "--json", "g1.json"]) == 0
+    assert json.loads((tmp_path / "g1.json").read_text())["reports"][0]["policy"] == "final:deterministic=False"
+
+
+def test_heldout_bots_are_labelled_by_class_in_every_command(tmp_path, monkeypatch, capsys):
+    # they printed their whole spec (training.evaluation.heldout:ChipRich) where shipped bots print a short name,
+    # and where the gauntlet's columns name them by class
+    from training.evaluation import gauntlet as g
+    from training.evaluation import tournament as t
+
+    monkeypatch.chdir(tmp_path)
+    chip, clock = "training.evaluation.heldout:ChipRich", "training.evaluation.heldout:Clock"
+    assert names(["--policy", chip, "--opponents", clock, "heuristic"], tmp_path) == ["ChipRich", "Clock", "heuristic"]
+    result = t.main(["--policies", chip, clock, "heuristic", "--games", "3", "--no-progress", "--out", "t"])
+    assert sorted(r.stats.name for r in result.rows) == ["ChipRich", "Clock", "heuristic"]
+    assert g.main(["--policy", chip, "--columns", clock, "--games", "3", "--no-progress", "--json", "g.json"]) == 0
+    report = json.loads((tmp_path / "g.json").read_text())["reports"][0]
+    assert report["policy"] == "ChipRich" and report["rows"][0]["opponents"] == [clock, clock]  # the JSON keeps specs
+    assert "heldout:" not in capsys.readouterr().out

@@ -191,6 +191,49 @@ def test_sigterm_during_the_final_evaluation_ends_it_and_keeps_the_run_resumable
     assert step_checkpoints(run) == [last] and (run / "final_eval.md").is_file()
 
 
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="finds the evaluation's pool workers in /proc")
+def test_ctrl_c_during_a_periodic_evaluation_drops_it_at_once_and_resume_runs_it(tmp_path):
+    """A stop during a periodic evaluation waited for all its games (half a minute here, every queued chunk of
+    the pool), and each of its ``eval.workers`` printed the stop line again. It now ends the evaluation at once:
+    nothing of it is written, and the checkpoint keeps it due, so --resume runs it."""
+    from procs import pool_workers
+
+    cmd = [sys.executable, "-m", "training.selfplay", SMOKE, "--run.runs_dir", str(tmp_path)]
+    cmd += ["--eval.games", "150000", "--eval.workers", "2", "--run.total_timesteps", "1024"]  # eval @ step 0
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.time() + 120
+        while len(pool_workers(proc.pid)) < 2 and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.5)
+        start = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole group, collector and pool workers included
+        out, err = proc.communicate(timeout=120)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    run = only_run(tmp_path)
+    first = run / "checkpoints" / "step_0000000000"
+    assert proc.returncode == 0, err
+    assert took < 10.0, f"{took:.1f} s"  # under a second; it took half a minute
+    assert err.endswith(
+        "\nSIGINT: saving a checkpoint and stopping (the evaluation at 0 learner steps is dropped; --resume runs "
+        f"it)...\nstopped at 0 learner steps; checkpoint: {first}\n"
+        f"continue with: python -m training.selfplay --resume {run}\n"
+    )
+    assert err.count("SIGINT") == 1  # said once, by the trainer
+    assert not (run / "evals.jsonl").exists() and not (run / "checkpoints" / "best").exists()
+    assert step_checkpoints(run) == [first] and ckpt.load_train_state(first)["next"]["eval"] == 0  # still due
+    assert main(["--resume", str(run), "--set", "eval.games=30", "--set", "eval.workers=1"]) == 0
+    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert [(e["timesteps"], e["results"]["random"]["games"]) for e in evals] == [(0, 30)]  # the one dropped
+    assert (run / "checkpoints" / "final").is_dir() and (run / "final_eval.md").is_file()
+
+
 def test_a_stop_once_the_final_evaluation_is_done_waits_for_its_checkpoint_and_summary(capsys):
     """A ``final`` checkpoint without its summary would pass for a finished run: a stop after the evaluation's
     games lets them be written (a second or so), and the handlers are the caller's again afterwards."""
@@ -421,6 +464,42 @@ def test_resume_refuses_a_changed_network_before_writing_anything(smoke_run, tmp
     assert main([*args, "--set", "game.num_players=[4]"]) == 2
     assert "error: --resume: game.num_players: expected the run's [3] (checkpoint " in capsys.readouterr().err
     assert digest(run) == before  # no TensorBoard file, no config rewrite
+
+
+def test_resume_of_a_run_whose_saved_spec_is_refused_says_how_to_go_on(smoke_run, tmp_path, capsys):
+    # A spec since renamed in the run's saved config.yaml refused the resume naming the key and the spec, but not
+    # that the value is the saved one, nor that --set replaces it on resume. It is never loaded silently.
+    run = tmp_path / smoke_run.name
+    subprocess.run(["cp", "-r", str(smoke_run), str(run)], check=True)
+    config = run / "config.yaml"
+    config.write_text(config.read_text().replace("\n    heuristic: 1.0\n", "\n    heuristic-v0: 1.0\n"))
+    before = digest(run)
+    assert main(["--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"error: invalid config {config}: pool.scripted: policy spec 'heuristic-v0' (did you mean 'heuristic'?): "
+    )
+    assert err.endswith(
+        f"; pool.scripted is the run's saved value in {config}: resume with it replaced, e.g. python -m "
+        f'training.selfplay --resume {run} --set \'pool.scripted={{"heuristic": 1.0, "random": 1.0}}\' '
+        "(config.yaml is then rewritten with it)\n"
+    )
+    assert err.count("\n") == 1 and digest(run) == before
+    # the user's own overrides come again in the command; a spec with no suggestion is left for them to name
+    config.write_text(config.read_text().replace("heuristic-v0: 1.0", "threshold:T=9x: 1.0"))
+    assert main(["--resume", str(run), "--set", "run.total_timesteps=4096"]) == 2
+    assert capsys.readouterr().err.endswith(
+        f'--resume {run} --set run.total_timesteps=4096 --set \'pool.scripted={{"NEW_SPEC": 1.0, "random": 1.0}}\' '
+        "(config.yaml is then rewritten with it)\n"
+    )
+    # the command it gives loads: the finished run is complete, nothing to do
+    assert main(["--resume", str(run), "--set", 'pool.scripted={"heuristic": 1.0, "random": 1.0}']) == 0
+    assert f"{run} is complete" in capsys.readouterr().err
+    # a refused override is the user's, not the saved config's: no hint
+    config.write_text(config.read_text().replace("threshold:T=9x: 1.0", "heuristic: 1.0"))
+    assert main(["--resume", str(run), "--set", "eval.opponents=[heuristc]"]) == 2
+    err = capsys.readouterr().err
+    assert "policy spec 'heuristc'" in err and "saved value" not in err
 
 
 def test_resuming_a_finished_run_does_nothing_until_total_timesteps_is_raised(smoke_run, tmp_path, capsys):

@@ -145,9 +145,12 @@ def test_a_checkpoint_folder_with_a_colon_in_its_path_is_a_checkpoint(tmp_path, 
     ]:
         policy = specs.load_policy(spec, num_players=3)
         assert type(policy).__name__ == "MLPPolicy" and policy.name == name and policy.deterministic is True
-    for spec in ("heuristic:v2:deterministic=False", "runs/a:b/checkpoints/final:deterministic=False"):
+    for spec, name in [
+        ("heuristic:v2:deterministic=False", "heuristic:v2:deterministic=False"),
+        ("runs/a:b/checkpoints/final:deterministic=False", "final:deterministic=False"),  # as without, + parameters
+    ]:
         policy = specs.load_policy(spec, num_players=3)
-        assert policy.deterministic is False and policy.name == spec
+        assert policy.deterministic is False and policy.name == name
     search = specs.load_policy("search:rollout=heuristic:v2,iters=2", num_players=3)
     assert type(search.rollout).__name__ == "MLPPolicy" and search.rollout.name == "heuristic:v2"
     assert type(specs.load_policy("threshold:T=2", num_players=3)).__name__ == "ThresholdPolicy"

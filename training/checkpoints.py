@@ -473,6 +473,7 @@ def save_checkpoint(
     train_state: dict[str, Any] | None = None,
     *,
     overwrite: bool = False,
+    extra_files: Mapping[str, str] | None = None,
 ) -> Path:
     """Write a checkpoint directory atomically: into ``.NAME.tmp`` beside it, then rename.
 
@@ -484,12 +485,16 @@ def save_checkpoint(
             are added.
         train_state: optional tensors/builtins for resuming (saved with ``torch.save``).
         overwrite: replace an existing checkpoint of that name (the old one stays whole until the swap).
+        extra_files: file name -> text, written into the folder with the rest before the swap, so that the
+            checkpoint never appears without them (e.g. distill's ``distill.json`` report). They are not
+            listed in the metadata's ``files``.
 
     Returns:
         The checkpoint directory.
 
     Raises:
         FileExistsError: if ``directory`` exists and ``overwrite`` is false.
+        ValueError: for an extra file that is not a plain file name or is one of the checkpoint's own files.
     """
     final = Path(directory)
     if final.exists() and not overwrite:
@@ -497,6 +502,11 @@ def save_checkpoint(
     for key in ("activation", "chip_memory"):
         if key not in metadata:
             raise CheckpointError(f"metadata: expected key {key!r}, got keys {sorted(metadata)}")
+    extra = dict(extra_files or {})
+    own = (WEIGHTS_FILE, METADATA_FILE, TRAIN_STATE_FILE)
+    bad = [n for n in extra if n in own or Path(n).name != n or n in ("", ".", "..")]
+    if bad:
+        raise ValueError(f"extra_files: expected plain file names other than {list(own)}, got {bad}")
     tmp = final.parent / f".{final.name}.tmp"
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -521,7 +531,9 @@ def save_checkpoint(
     # safetensors creates its file readable by the owner only (0600); give it the umask's mode, as every other
     # file of the checkpoint has, so a checkpoint can be shared like any file
     shutil.copymode(tmp / METADATA_FILE, tmp / WEIGHTS_FILE)
-    for f in [*files, METADATA_FILE]:
+    for name, text in extra.items():
+        (tmp / name).write_text(text)
+    for f in [*files, METADATA_FILE, *extra]:
         _fsync(tmp / f)
     if final.exists():
         old = final.parent / f".{final.name}.old"

@@ -10,6 +10,9 @@ Output paths (``--json``, ``--csv``, ``--md``, ``--png``, ``--save``, ``--out``)
 :func:`check_outputs` before any game or training starts, so that nothing is played only to fail at the end,
 and nothing already saved is replaced unless the command is given ``--overwrite``
 (:func:`add_overwrite_argument`).
+
+The evaluation commands (``evaluate``, ``gauntlet``, ``tournament``) end on Ctrl-C or SIGTERM the same way too:
+one line and the shell's exit code for the signal (:func:`exit_on_stop`).
 """
 
 from __future__ import annotations
@@ -58,6 +61,37 @@ def refuse(message: object) -> NoReturn:
     text = "; ".join(line.strip() for line in str(message).splitlines() if line.strip())
     print(f"error: {text}", file=sys.stderr)
     raise SystemExit(EXIT_BAD_INPUT)
+
+
+def exit_on_stop(main: Callable[[], Any]) -> NoReturn:
+    """Run a command's ``main`` with SIGTERM stopping it as Ctrl-C does, then exit.
+
+    A stop (SIGINT or SIGTERM) prints one line, ``SIGTERM: stopped; nothing more is played or written``, on stderr
+    and exits 128 + the signal's number (130 for SIGINT, 143 for SIGTERM), with no traceback; clean-up on the way
+    runs (:func:`training.evaluate.run_many` ends its worker processes). Otherwise it exits with ``main``'s return
+    value when that is an int, else 0.
+
+    Args:
+        main: the command's entry point, called with no arguments (it reads ``sys.argv``).
+    """
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        code = main()
+    except KeyboardInterrupt as e:
+        name = str(e) if str(e) in signal.Signals.__members__ else "SIGINT"  # Ctrl-C's carries no name
+        for sig in (signal.SIGINT, signal.SIGTERM):  # a second stop ends the process at once, with no traceback
+            signal.signal(sig, signal.SIG_DFL)
+        try:
+            print(f"{name}: stopped; nothing more is played or written", file=sys.stderr)
+        except OSError:  # stderr gone (a pipe whose reader the same Ctrl-C stopped)
+            pass
+        sys.exit(128 + signal.Signals[name])
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:

@@ -5,7 +5,8 @@ Method:
 - **Lineup**: the candidates and the opponents fill the ``num_players`` seats (one opponent is repeated
   to fill the table if only one is given). The same policy object in several seats is one row of the
   report; distinct objects with the same ``name`` get ``#2``, ``#3`` suffixes. On the command line, checkpoints
-  whose folders have the same name are labelled by the end of their paths instead (:func:`label_by_path`).
+  whose folders have the same name are labelled by the end of their paths instead, and held-out bots by class
+  (:func:`label_policies`, shared with the gauntlet and the tournament).
 - **Duplicate deals and seat rotation**: each shuffled deal is played ``num_players`` times, once per
   cyclic rotation of the lineup, so every policy plays every seat equally often and meets the same
   cards from every seat. ``games`` is therefore rounded up to a multiple of ``num_players`` (5000 asked
@@ -62,7 +63,9 @@ import math
 import multiprocessing
 import os
 import pathlib
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -205,13 +208,13 @@ def _chunk_seeds(seed: int, chunk: int, n: int) -> list[int]:
     return [int(s) for s in np.random.SeedSequence([seed, chunk]).generate_state(n)]
 
 
-def _play_chunk(policies, config, seed, chunk, deck, removed, seating) -> np.ndarray:
+def _play_chunk(policies, config, seed, chunk, deck, removed, seating, on_turn=None) -> np.ndarray:
     for policy, s in zip(policies, _chunk_seeds(seed, chunk, len(policies))):
         if callable(getattr(policy, "seed", None)):
             policy.seed(s)
         if callable(getattr(policy, "reset", None)):
             policy.reset()
-    return play_games(policies, config, deck, removed, seating)
+    return play_games(policies, config, deck, removed, seating, on_turn)
 
 
 @dataclass
@@ -244,21 +247,55 @@ class GamesJob:
 _WORKER: dict = {}
 
 
-def _init_worker(setups) -> None:
+class _ChunkStopped(Exception):
+    """Raised in a pool worker at its next turn once :func:`run_many` has set the pool's stop event."""
+
+
+def _init_worker(setups, stop) -> None:
+    # Ctrl-C and a service manager's SIGTERM reach the whole process group: the parent alone decides what a stop
+    # does (run_many then stops the workers' games), so that no worker dies under it or prints a traceback.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+    _end_with_parent()
     if "torch" in sys.modules:  # inherited by fork: never enter torch's thread pools here (see _start_method)
         sys.modules["torch"].set_num_threads(1)
     _WORKER["setups"] = setups
+    _WORKER["stop"] = stop
 
 
-def _timed_chunk(policies, config, seed, chunk, deck, removed, seating) -> tuple[np.ndarray, float]:
+def _end_with_parent() -> None:
+    """End this pool worker the moment its parent ends, from a watcher thread.
+
+    A parent killed before it could stop its workers (SIGKILL, or SIGTERM where no handler is installed) left
+    them blocked forever on the pool's pipes; they ignore SIGINT and SIGTERM, and hold nothing to save.
+    ``multiprocessing`` gives a child a sentinel of its parent that becomes ready when the parent exits.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not started by multiprocessing
+        return
+
+    def watch() -> None:
+        parent.join()
+        os._exit(0)
+
+    threading.Thread(target=watch, name="evaluate-parent-watch", daemon=True).start()
+
+
+def _stop_check(games: np.ndarray, ids: np.ndarray) -> None:
+    """``on_turn`` of a pool worker's games: end the chunk once the parent has stopped the pool."""
+    if _WORKER["stop"].is_set():
+        raise _ChunkStopped
+
+
+def _timed_chunk(policies, config, seed, chunk, deck, removed, seating, on_turn=None) -> tuple[np.ndarray, float]:
     start = time.perf_counter()
-    out = _play_chunk(policies, config, seed, chunk, deck, removed, seating)
+    out = _play_chunk(policies, config, seed, chunk, deck, removed, seating, on_turn)
     return out, time.perf_counter() - start
 
 
 def _worker_chunk(job, seed, chunk, deck, removed, seating) -> tuple[np.ndarray, float]:
     policies, config = _WORKER["setups"][job]
-    return _timed_chunk(policies, config, seed, chunk, deck, removed, seating)
+    return _timed_chunk(policies, config, seed, chunk, deck, removed, seating, _stop_check)
 
 
 def _start_method() -> str:
@@ -291,6 +328,11 @@ def run_many(
     its job's policies from ``(job.seed, chunk index)``. Policies are pickled to the workers once; an
     object used by several jobs stays one object there.
 
+    A stop (KeyboardInterrupt, or any exception raised while it waits, such as a trainer's stop signal) or an
+    error in a chunk ends the pool in a moment: chunks not yet started are cancelled, those being played end at
+    their next turn, and the exception propagates. The workers ignore SIGINT and SIGTERM (this process decides)
+    and end if this process dies without ending them.
+
     Args:
         ray: a Ray address (``"local"`` starts Ray embedded on this machine with ``workers`` CPUs;
             ``"auto"``, ``HOST:PORT``, ``ray://HOST:PORT`` join a cluster): every chunk becomes a Ray task
@@ -315,29 +357,41 @@ def run_many(
         if bar:
             bar.update(sl.stop - sl.start)
 
-    if ray is not None:
-        from training.scale.ray_backend import run_chunks
+    try:
+        if ray is not None:
+            from training.scale.ray_backend import run_chunks
 
-        for j, sl, result in run_chunks(jobs, tasks, address=ray, num_cpus=workers):
-            store(j, sl, result)
-    elif workers <= 1 or len(tasks) == 1:
-        for j, i, sl in tasks:
-            job = jobs[j]
-            store(j, sl, _timed_chunk(job.policies, job.config, job.seed, i, job.deck[sl], job.removed[sl],
-                                      job.seating[sl]))  # fmt: skip
-    else:
-        ctx = multiprocessing.get_context(_start_method())
-        setups = [(job.policies, job.config) for job in jobs]
-        with cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(setups,)) as ex:
-            futures = {
-                ex.submit(_worker_chunk, j, jobs[j].seed, i, jobs[j].deck[sl], jobs[j].removed[sl],
-                          jobs[j].seating[sl]): (j, sl)
-                for j, i, sl in tasks
-            }  # fmt: skip
-            for fut in cf.as_completed(futures):
-                store(*futures[fut], fut.result())
-    if bar:
-        bar.close()
+            for j, sl, result in run_chunks(jobs, tasks, address=ray, num_cpus=workers):
+                store(j, sl, result)
+        elif workers <= 1 or len(tasks) == 1:
+            for j, i, sl in tasks:
+                job = jobs[j]
+                store(j, sl, _timed_chunk(job.policies, job.config, job.seed, i, job.deck[sl], job.removed[sl],
+                                          job.seating[sl]))  # fmt: skip
+        else:
+            ctx = multiprocessing.get_context(_start_method())
+            setups = [(job.policies, job.config) for job in jobs]
+            stop = ctx.Event()
+            ex = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(setups, stop))
+            try:
+                futures = {
+                    ex.submit(_worker_chunk, j, jobs[j].seed, i, jobs[j].deck[sl], jobs[j].removed[sl],
+                              jobs[j].seating[sl]): (j, sl)
+                    for j, i, sl in tasks
+                }  # fmt: skip
+                for fut in cf.as_completed(futures):
+                    store(*futures[fut], fut.result())
+            except BaseException:
+                # A stop (KeyboardInterrupt, a trainer's) or an error: no game left is wanted. The chunks not yet
+                # handed out are cancelled and those being played end at their next turn (_stop_check), so the
+                # pool ends in a moment; it used to play every queued chunk first.
+                stop.set()
+                ex.shutdown(wait=True, cancel_futures=True)
+                raise
+            ex.shutdown()
+    finally:
+        if bar:
+            bar.close()
     return list(zip(out, seconds))
 
 
@@ -458,40 +512,87 @@ def unique_names(policies: Sequence[Policy]) -> list[str]:
     return out
 
 
-def label_by_path(policies: Sequence[Policy], specs: Sequence[str]) -> None:
-    """Rename checkpoints loaded from paths whose folder name is another policy's name too, by the end of their path.
+def label_policies(policies: Sequence[Policy], specs: Sequence[str]) -> None:
+    """Name the policies of a command line for its tables and reports: the one labelling of ``training.evaluate``,
+    ``training.gauntlet`` (its candidates) and ``training.tournament``.
 
-    A checkpoint loaded from a path is named after its folder (``runs/x/checkpoints/best``: ``best``). Where two
-    policies would have that name, each such checkpoint is named instead by the shortest end of its folder's path
-    that no other checkpoint folder of the name ends with and no other policy is named: ``x/checkpoints/best`` and
-    ``y/checkpoints/best`` rather than ``best`` and ``best#2``. The same folder twice keeps one label
-    (:func:`unique_names` numbers the second); other policies keep their names.
+    Held-out bots are named by class, as the shipped bots by their short spec (``ChipRich``, not
+    ``training.evaluation.heldout:ChipRich``: :func:`training.evaluation.heldout.short_name`); checkpoints loaded
+    from paths by their folder's name and the spec's parameters, told apart by the end of their paths where two
+    would share a name (:func:`label_by_path`). Other policies keep their names.
+
+    Args:
+        policies: the policies as loaded (an object given twice counts once); their ``name`` is set.
+        specs: the spec each was loaded from, in the same order.
+    """
+    from training.evaluation.heldout import is_heldout, short_name
+
+    for policy in policies:
+        name = getattr(policy, "name", None)
+        if isinstance(name, str) and is_heldout(name):
+            policy.name = short_name(name)
+    label_by_path(policies, specs)
+
+
+def label_by_path(policies: Sequence[Policy], specs: Sequence[str]) -> None:
+    """Rename checkpoints loaded from paths whose folder name another policy has too, by the end of their path.
+
+    A checkpoint loaded from a path is named after its folder (``runs/x/checkpoints/best``: ``best``), with the
+    spec's parameters if it has any (``runs/x/checkpoints/best:deterministic=False``:
+    ``best:deterministic=False``). Where two checkpoints from different folders have the same folder name, or
+    one's folder name is another policy's name (with or without parameters: ``x/ppo-3p:deterministic=False``
+    beside the shipped ``ppo-3p``), each such checkpoint is named instead by the shortest end of its folder's
+    path that no other checkpoint folder of the name ends with and no other policy is named, its parameters
+    kept: ``x/checkpoints/best`` and ``y/checkpoints/best:deterministic=False`` rather than ``best`` and
+    ``best:deterministic=False``. The same folder twice keeps one label (:func:`unique_names` numbers the second);
+    other policies keep their names. The one labelling of ``training.evaluate``, ``gauntlet`` and ``tournament``.
 
     Args:
         policies: the policies as loaded (an object given twice counts once); their ``name`` is set.
         specs: the spec each was loaded from, in the same order.
     """
     distinct: list[Policy] = []
-    folders: dict[int, tuple[str, ...]] = {}  # id(policy) -> the parts of its checkpoint folder's absolute path
+    found: dict[int, tuple[tuple[str, ...], str]] = {}  # id(policy) -> its folder's absolute path parts, params
     for policy, spec in zip(policies, specs, strict=True):
         if any(policy is q for q in distinct):
             continue
         distinct.append(policy)
-        folder = _checkpoint_folder(spec)
-        if folder is not None and getattr(policy, "name", None) == folder.name:  # named after its folder
-            folders[id(policy)] = folder.parts
+        source = checkpoint_source(spec)
+        if source is not None and getattr(policy, "name", None) == source[0].name + source[1]:  # as loaded
+            found[id(policy)] = (source[0].parts, source[1])
     named = [getattr(p, "name", type(p).__name__) for p in distinct]
-    taken = {name for p, name in zip(distinct, named) if id(p) not in folders}
+    taken = {name for p, name in zip(distinct, named) if id(p) not in found}
+    bases = {name.partition(":")[0] for name in taken}  # ppo-3p of ppo-3p:deterministic=False, threshold:T=5
     for policy, name in zip(distinct, named):
-        parts = folders.get(id(policy))
-        if parts is None or named.count(name) < 2:
+        if id(policy) not in found:
             continue
-        others = {folders[id(q)] for q, n in zip(distinct, named) if n == name and id(q) in folders} - {parts}
+        parts, params = found[id(policy)]
+        others = {found[id(q)][0] for q in distinct if id(q) in found and found[id(q)][0][-1] == parts[-1]} - {parts}
+        if not others and name not in taken and parts[-1] not in bases:
+            continue
         for k in range(1, len(parts) + 1):
-            label = pathlib.PurePath(*parts[-k:]).as_posix()
-            if label not in taken and all(o[-k:] != parts[-k:] for o in others):
+            end = pathlib.PurePath(*parts[-k:]).as_posix()
+            label = end + params
+            if label not in taken and end not in bases and all(o[-k:] != parts[-k:] for o in others):
                 policy.name = label
                 break
+
+
+def checkpoint_source(spec: str) -> tuple[pathlib.Path, str] | None:
+    """Where a spec that is a path loads its checkpoint from: the absolute checkpoint folder and the spec's
+    parameters (``""``, or ``":deterministic=False"``), as :func:`nothanks_env.specs.load_policy` reads it first the
+    whole spec as a path, then the part before its last ``:``. None for any other spec: a baseline, a shipped
+    name (``ppo-3p``, not a path), a path holding no checkpoint."""
+    spec = spec.strip()
+    folder = _checkpoint_folder(spec)
+    if folder is not None:
+        return folder, ""
+    head, sep, params = spec.rpartition(":")
+    if sep and "=" in params and head:
+        folder = _checkpoint_folder(head)
+        if folder is not None:
+            return folder, f":{params}"
+    return None
 
 
 def _checkpoint_folder(spec: str) -> pathlib.Path | None:
@@ -835,7 +936,7 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
         config = variant_config(args)
         candidates = [load_spec(load_policy, "--policy", s, num_players=config.num_players) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
-        label_by_path([*candidates, *opponents], [*args.policy, *args.opponents])  # not best and best#2
+        label_policies([*candidates, *opponents], [*args.policy, *args.opponents])  # not best and best#2
         n = config.num_players
         plan_matchup(candidates, opponents, num_players=n, games=args.games, seed=args.seed, config=config)
         if args.ray is not None:
@@ -866,4 +967,6 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
 
 
 if __name__ == "__main__":
-    main()
+    from training.cli import exit_on_stop
+
+    exit_on_stop(main)

@@ -46,7 +46,7 @@ from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy
 from nothanks_env.specs import _holds_checkpoint
 from training.cli import Parser, add_overwrite_argument, check_outputs, int_in
-from training.evaluation.evaluate import PolicyStats, label_by_path, plan_matchup, rounded_games, run_many
+from training.evaluation.evaluate import PolicyStats, label_policies, plan_matchup, rounded_games, run_many
 from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS, short_name
 from training.variants import add_variant_arguments, variant_config
 
@@ -552,7 +552,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = config.num_players
         check_seats(columns, n, "--columns")
         candidates = [load_spec(load_policy, "--policy", spec, num_players=n) for spec in args.policy]
-        label_by_path(candidates, args.policy)  # two checkpoints named best: by their paths, not both best
+        label_policies(candidates, args.policy)  # two checkpoints named best: by their paths, not both best
         if args.columns:  # a column's spec that does not load is refused naming the flag, before any game
             for spec in dict.fromkeys(s for c in columns for s in c.opponents):
                 load_spec(load_policy, "--columns", spec, num_players=n)
@@ -590,6 +590,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    import sys
+    from training.cli import exit_on_stop
 
-    sys.exit(main())
+    exit_on_stop(main)

@@ -44,7 +44,7 @@ from training.evaluation.evaluate import (
     PolicyStats,
     check_plays,
     duplicate_seating,
-    label_by_path,
+    label_policies,
     rounded_games,
     rounding_note,
     run_games,
@@ -273,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
         config = variant_config(args)
         n = config.num_players
         pool = [load_spec(load_policy, "--policies", s, num_players=n) for s in args.policies]
-        label_by_path(pool, args.policies)  # two checkpoints named best: by their paths, not best and best#2
+        label_policies(pool, args.policies)  # two checkpoints named best: by their paths, not best and best#2
         if len(pool) < n:
             raise ValueError(f"--policies: expected at least {n} specs for {n}-player tables, got {len(pool)}")
         check_plays(pool, config)  # e.g. a checkpoint at a wildcards table: refused before any game
@@ -303,4 +303,6 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
 
 
 if __name__ == "__main__":
-    main()
+    from training.cli import exit_on_stop
+
+    exit_on_stop(main)

@@ -22,7 +22,8 @@
    without playing (to try another ``--lr``, ``--kl`` or ``--epochs``), or on several such files at once
    (a student of several table sizes is fitted on one file per size, each played with its ``--players``).
 3. **Save.** The result is a checkpoint like any other (``DIR``, with ``distill.json``): the student's
-   metadata plus where it came from. An existing ``DIR`` is refused before any game is played, unless
+   metadata plus where it came from, written together (the report is in the folder before it is swapped into
+   place, so neither is ever without the other). An existing ``DIR`` is refused before any game is played, unless
    ``--overwrite`` is given and it holds only the files of such a checkpoint (it is then replaced whole); the
    ``--student``'s own folder is always refused.
    Evaluate it with ``training.gauntlet``; a search whose rollout is the new network is the next step of the
@@ -628,8 +629,8 @@ def distill(args: argparse.Namespace) -> dict:
     keep = {k: v for k, v in meta.items() if k not in dropped}
     keep.update(kind="nothanks-distilled", distilled=summary)
     text = json.dumps(summary, indent=2, allow_nan=False)  # fails here, before --out exists, not half-way
-    save_checkpoint(out, weights, keep, overwrite=args.overwrite)
-    (out / SUMMARY_FILE).write_text(text)
+    # the report is written into the checkpoint before it is swapped into place: never one without the other
+    save_checkpoint(out, weights, keep, overwrite=args.overwrite, extra_files={SUMMARY_FILE: text})
     return summary
 
 

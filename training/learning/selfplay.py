@@ -23,8 +23,9 @@ A run writes ``runs/<name>__<seed>__<time>/``:
 Ctrl-C or SIGTERM stops after the current step (during start-up: once the run is set up, before training),
 saves a checkpoint at the last finished PPO update and exits 0; ``--resume`` continues the timestep count,
 optimizer, opponent pool, RNG and TensorBoard curves. Games in flight at the stop are not saved: a resumed run
-deals new ones. A stop during the final evaluation ends it (the checkpoint at the last step is already saved) and
-exits 0; ``--resume`` then runs the final evaluation.
+deals new ones. A stop during a periodic evaluation ends it at once and drops it (nothing of it is written; the
+checkpoint keeps it due, so ``--resume`` runs it). A stop during the final evaluation ends it (the checkpoint at the
+last step is already saved) and exits 0; ``--resume`` then runs the final evaluation.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import json
 import math
 import os
 import random
+import shlex
 import shutil
 import signal
 import sys
@@ -306,6 +308,58 @@ def check_resume(cfg: Config, meta: dict[str, Any], checkpoint: Path) -> None:
             f"--resume: {key}: expected the run's {a!r} (checkpoint {checkpoint.name} was trained with it; "
             f"start a new run, or warm-start one with run.init_from), got {b!r}"
         )
+
+
+def saved_config_hint(run_dir: Path, overrides: Sequence[str], message: str) -> str:
+    """How to resume a run whose saved ``config.yaml`` this version refuses (a policy spec since renamed or
+    removed), appended to the error ``message`` of loading it with ``overrides``; ``""`` when the saved file
+    loads on its own (the overrides are what is refused) or the refused key is not found in it.
+
+    The saved config is never changed to load: the hint names the key, where it comes from, and the command
+    that replaces it on resume: ``overrides`` again, plus a ``--set`` of the key to its saved value with the
+    refused spec replaced by the one the error suggests (``did you mean``), else by ``NEW_SPEC``. Example:
+    ``; pool.scripted is the run's saved value in runs/x/config.yaml: resume with it replaced, e.g. python -m
+    training.selfplay --resume runs/x --set 'pool.scripted={"heuristic": 1.0, "random": 1.0}' (config.yaml is
+    then rewritten with it)``.
+    """
+    import re
+
+    import yaml
+
+    path = run_dir / runs.CONFIG_FILE
+    try:
+        load_config(path)
+        return ""
+    except ConfigError:
+        pass
+    prefix = f"invalid config {path}" + (f" with overrides {list(overrides)}" if overrides else "") + ": "
+    if not message.startswith(prefix):
+        return ""
+    key = message[len(prefix) :].split(": ", 1)[0]
+    try:
+        value: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for part in key.split("."):
+            value = value[part]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return ""
+    refused = re.search(r"policy spec '([^']*)'", message)
+    meant = re.search(r"\(did you mean '([^']*)'\?\)", message)
+    new = meant.group(1) if meant else "NEW_SPEC"
+    if isinstance(value, dict) and refused is not None:
+        value = {new if k == refused.group(1) else k: v for k, v in value.items()}
+    elif isinstance(value, list) and refused is not None:
+        value = [new if v == refused.group(1) else v for v in value]
+    elif isinstance(value, str):  # a spec named on its own, e.g. eval.best_metric
+        value = new
+    else:
+        return ""
+    sets = [*overrides, f"{key}={json.dumps(value) if isinstance(value, (dict, list)) else value}"]
+    command = " ".join(["python -m training.selfplay --resume", shlex.quote(str(run_dir))])
+    command += "".join(f" --set {shlex.quote(item)}" for item in sets)
+    return (
+        f"; {key} is the run's saved value in {path}: resume with it replaced, e.g. {command} "
+        f"({runs.CONFIG_FILE} is then rewritten with it)"
+    )
 
 
 def finished_at(run_dir: Path) -> int | None:
@@ -609,8 +663,11 @@ class Trainer:
                 if not math.isnan(st.get("table_win_rate", math.nan)):
                     self.writer.add_scalar(f"pool/{name}/table_win_rate", st["table_win_rate"], t)
             self.writer.add_scalar("pool/snapshots_held", self.pool.snapshot_count, t)
-        if t >= self.next["eval"]:
-            self.evaluate(t)
+        if t >= self.next["eval"] and not self.stop_requested:  # stopping: the saved checkpoint keeps it due
+            try:
+                self.evaluate(t)
+            except _PeriodicEvaluationStopped:  # nothing of it was written: learn() ends at the next step
+                return
             self.next["eval"] = t + cfg.eval.every
         if t >= self.next["checkpoint"]:
             self.save()
@@ -623,9 +680,16 @@ class Trainer:
             param.requires_grad_(not hold)
 
     def evaluate(self, t: int) -> dict[str, Any]:
+        """The periodic evaluation at ``t`` learner steps: TensorBoard, ``evals.jsonl``, ``best`` if it is.
+
+        Raises:
+            _PeriodicEvaluationStopped: on SIGINT/SIGTERM while its games are played
+                (:class:`_periodic_evaluation_stop`), before anything of it is written.
+        """
         cfg = self.cfg
         start = time.time()
-        res = evaluate_policy(current_policy(self.model, cfg), cfg, cfg.eval.games, seed=cfg.run.seed + 100_003)
+        with _periodic_evaluation_stop(self, t):
+            res = evaluate_policy(current_policy(self.model, cfg), cfg, cfg.eval.games, seed=cfg.run.seed + 100_003)
         for key, r in res.items():
             self.writer.add_scalar(f"eval/{key}/win_rate", r["win_rate"], t)
             self.writer.add_scalar(f"eval/{key}/win_rate_lo", r["win_rate_ci"][0], t)
@@ -830,6 +894,10 @@ class _FinalEvaluationStopped(BaseException):
         self.signal_name = signal_name
 
 
+class _PeriodicEvaluationStopped(BaseException):
+    """SIGINT or SIGTERM ended a periodic evaluation (:class:`_periodic_evaluation_stop`); the run is stopping."""
+
+
 class _stop_signals:
     """Installs ``self._handler`` for SIGINT and SIGTERM while the ``with`` block runs and puts the previous
     handlers back after it. Off the main thread (a Ray Tune trial), where Python cannot install signal handlers,
@@ -859,9 +927,9 @@ class _final_evaluation_stop(_stop_signals):
     second Ctrl-C raises KeyboardInterrupt and a second SIGTERM is ignored. Off the main thread (a Ray Tune trial)
     it does nothing, as :class:`_graceful_stop`.
 
-    With ``eval.workers`` > 1 the games are played in a process pool, which ends only once it has played the games
-    already queued (those of the table being evaluated): a stop sent to the trainer alone comes then. The pool's
-    processes, forked with this handler, keep the handlers they had without it (:meth:`_handler`).
+    With ``eval.workers`` > 1 the games are played in a process pool, which the stop ends in a moment
+    (:func:`training.evaluate.run_many`). A pool process forked with this handler ignores the stop: this process
+    decides.
     """
 
     def __init__(self) -> None:
@@ -870,9 +938,7 @@ class _final_evaluation_stop(_stop_signals):
         self.pid = os.getpid()
 
     def _handler(self, signum: int, frame: Any) -> None:
-        if os.getpid() != self.pid:  # a pool worker of the evaluation, forked with this handler: as it was before
-            signal.signal(signum, self.old.get(signum, signal.SIG_DFL))
-            os.kill(os.getpid(), signum)
+        if os.getpid() != self.pid:  # a pool worker of the evaluation, forked with this handler: the trainer decides
             return
         name = signal.Signals(signum).name
         if self.stopped:
@@ -883,6 +949,34 @@ class _final_evaluation_stop(_stop_signals):
         if self.evaluating:
             raise _FinalEvaluationStopped(name)
         _say(f"{name}: the final evaluation is done; writing its checkpoint and summary, then ending")
+
+
+class _periodic_evaluation_stop(_stop_signals):
+    """SIGINT/SIGTERM during a periodic evaluation stop the run as :class:`_graceful_stop` does and end the
+    evaluation at once, raising :class:`_PeriodicEvaluationStopped`: nothing of it is written, and the checkpoint
+    saved on stopping keeps it due, so ``--resume`` runs it. It used to be played to the end first (all its tables;
+    with ``eval.workers`` > 1, every chunk already queued in the pool). A second Ctrl-C raises KeyboardInterrupt.
+    A pool process forked with this handler ignores the stop; off the main thread (a Ray Tune trial) it does
+    nothing, as :class:`_graceful_stop`.
+    """
+
+    def __init__(self, trainer: Trainer, timesteps: int) -> None:
+        self.trainer, self.timesteps = trainer, timesteps
+        self.pid = os.getpid()
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if os.getpid() != self.pid:  # a pool worker of the evaluation, forked with this handler: the trainer decides
+            return
+        if self.trainer.stop_requested:
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            return
+        self.trainer.stop_requested = True
+        _say(
+            f"\n{signal.Signals(signum).name}: saving a checkpoint and stopping (the evaluation at "
+            f"{self.timesteps:,} learner steps is dropped; --resume runs it)..."
+        )
+        raise _PeriodicEvaluationStopped
 
 
 class _graceful_stop(_stop_signals):
@@ -937,7 +1031,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides = [*args.set, *dotted]
         if args.resume is not None:  # "" too: refused, never a fresh run instead
             run_dir = runs.resume_dir(args.resume, args.config)
-            cfg = load_config(run_dir / runs.CONFIG_FILE, overrides)
+            try:
+                cfg = load_config(run_dir / runs.CONFIG_FILE, overrides)
+            except ConfigError as e:  # a saved spec this version refuses: say how to resume, never drop it
+                raise ConfigError(f"{e}{saved_config_hint(run_dir, overrides, str(e))}") from None
             found = step_checkpoints(run_dir)
             if not found:
                 raise FileNotFoundError(f"--resume {run_dir}: no checkpoint in {run_dir / 'checkpoints'}")
