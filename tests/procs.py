@@ -1,4 +1,5 @@
-"""Processes for the stop tests: a command's pool workers and whether a process still runs (Linux /proc)."""
+"""Processes for the stop tests (evaluation pools, the collector): a command's pool workers and whether a process
+still runs (Linux /proc)."""
 
 from __future__ import annotations
 

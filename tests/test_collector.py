@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 from netweights import random_weights
+from procs import alive
 
 from nothanks_env.game import GameConfig
 from nothanks_env.table import act_grouped
@@ -168,14 +169,6 @@ def children(pid: int) -> list[int]:
     return out
 
 
-def running(pid: int) -> bool:
-    """Whether ``pid`` exists and is not a zombie (an orphan's may wait for a reaper that never comes)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def the_collector(pid: int) -> int | None:
     """The collector process ``pid`` spawned, if it has (its resource tracker is a child too)."""
     for child in children(pid):
@@ -206,11 +199,11 @@ def test_sigterm_while_the_collector_starts_saves_step_0_and_leaves_no_process(t
         assert collector is not None, proc.communicate()
         proc.send_signal(signal.SIGTERM)  # the collector is importing torch: seconds from its first answer
         _, err = proc.communicate(timeout=60)
-        left = running(collector)
+        left = alive(collector)
     finally:
         if proc.poll() is None:
             proc.kill()
-        if collector is not None and running(collector):
+        if collector is not None and alive(collector):
             os.kill(collector, signal.SIGKILL)
     assert not left, "the collector process outlived the trainer"
     assert proc.returncode == 0, err
@@ -240,17 +233,17 @@ def test_the_collector_ends_when_its_learner_is_killed_mid_rollout():
     collector = None
     try:
         collector = int(learner.stdout.readline())
-        assert running(collector)
+        assert alive(collector)
         learner.kill()
         learner.wait(timeout=30)
         deadline = time.time() + 10
-        while running(collector) and time.time() < deadline:
+        while alive(collector) and time.time() < deadline:
             time.sleep(0.05)
-        left = running(collector)
+        left = alive(collector)
     finally:
         if learner.poll() is None:
             learner.kill()
-        if collector is not None and running(collector):
+        if collector is not None and alive(collector):
             os.kill(collector, signal.SIGKILL)
     assert not left, "the collector process outlived its learner"
 
