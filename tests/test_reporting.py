@@ -70,6 +70,13 @@ def test_summary_states_training_and_final_evaluation_time_apart():
     assert "then 0 s of final evaluation (1.6 s in all)" in short
 
 
+def test_summary_writes_the_best_step_with_digit_separators():
+    text = summary_table(FINAL["results"], 6_000_640, 1008.0, {"score": 0.512, "timesteps": 2_015_232}, "run")
+    assert "periodic evaluations included); best periodic score 0.512 at step 2,015,232.\n" in text
+    none = summary_table(FINAL["results"], 4096, 1.2, {"score": -1.0, "timesteps": None}, "run")
+    assert "periodic evaluations included); no periodic evaluation.\n" in none
+
+
 def test_one_console_line_per_evaluation():
     line = eval_line(500_000, EVALS[1]["results"], 1.5, "min", True, 21.4)
     assert line == (

@@ -365,6 +365,23 @@ def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_a_misfit(smoke
     assert "run.init_from: expected a checkpoint path or shipped name, got 'nowhere'" in capsys.readouterr().err
 
 
+def test_a_misspelt_shipped_name_in_init_from_gets_the_closest_one(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert main([SMOKE, "--run.runs_dir", str(runs), "--set", "run.init_from=ppo-3pv"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "error: run.init_from: expected a checkpoint path or shipped name, got 'ppo-3pv' (did you mean 'ppo-3p'?) "
+        "(checkpoint not found: ppo-3pv "
+    )
+    assert err.count("\n") == 1  # one line
+    assert main([SMOKE, "--run.runs_dir", str(runs), "--set", "run.init_from=ppo-4p-v9"]) == 2
+    assert "got 'ppo-4p-v9' (did you mean 'ppo-4p-v4'?) (" in capsys.readouterr().err
+    # a path far from every shipped name gets no guess
+    assert main([SMOKE, "--run.runs_dir", str(runs), "--set", f"run.init_from={tmp_path / 'nowhere'}"]) == 2
+    assert f"got '{tmp_path / 'nowhere'}' (checkpoint not found: " in capsys.readouterr().err
+    assert not runs.exists()
+
+
 def test_critic_warmup_holds_the_warm_started_actor_then_lets_it_learn(smoke_run, tmp_path, capsys):
     from training.config import load_config
     from training.selfplay import Trainer

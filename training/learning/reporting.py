@@ -62,7 +62,7 @@ def summary_table(
         timesteps: learner steps trained.
         seconds: training time over every session of the run, periodic evaluations included (what the
             progress bar counts), the final evaluation not.
-        best: ``{"score", "timesteps"}`` of the best periodic evaluation.
+        best: ``{"score", "timesteps"}`` of the best periodic evaluation (``timesteps`` None: there was none).
         run: the run folder's name.
         eval_seconds: the final evaluation's time, stated beside the training time when given.
     """
@@ -70,10 +70,14 @@ def summary_table(
     times += f" ({timesteps / max(seconds, 1e-9):,.0f} steps/s, periodic evaluations included)"
     if eval_seconds is not None:
         times += f", then {eval_seconds:.0f} s of final evaluation ({duration(seconds + eval_seconds)} in all)"
+    step = best["timesteps"]
+    best_text = "no periodic evaluation"
+    if step is not None:  # step counts read as everywhere else in the output: 2,015,232
+        best_text = f"best periodic score {best['score']:.3f} at step {step:,}"
     lines = [
         f"# {run}: final evaluation",
         "",
-        f"{times}; best periodic score {best['score']:.3f} at step {best['timesteps']}.",
+        f"{times}; {best_text}.",
         "",
         "| opponents (every other seat) | players | games | win rate | 95% CI | parity | mean penalty |",
         "|---|---|---|---|---|---|---|",

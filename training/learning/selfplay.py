@@ -51,7 +51,7 @@ import numpy as np
 import torch
 
 from nothanks_env import encoding as enc
-from nothanks_env.game import BID0, MAX_BID
+from nothanks_env.game import BID0, MAX_BID, did_you_mean
 from training import checkpoints as ckpt
 from training.learning import runs
 from training.learning.config import (
@@ -374,8 +374,9 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
     """The actor weights ``cfg.run.init_from`` names (None without it), checked against ``cfg``.
 
     Raises:
-        ConfigError: naming the spec, if it is not a checkpoint, was not trained for every player count of
-            this config, or its activation, chip memory or layer shapes (``ppo.net_arch``) differ, or it was
+        ConfigError: naming the spec, if it is not a checkpoint (a name close to a shipped one says which:
+            ``got 'ppo-3pv' (did you mean 'ppo-3p'?)``), was not trained for every player count of this
+            config, or its activation, chip memory or layer shapes (``ppo.net_arch``) differ, or it was
             trained with ``behaviour`` and this config has it off.
 
     A checkpoint trained without ``env.behaviour`` may start a run with it: its first layer gets zero
@@ -391,7 +392,8 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
         meta = ckpt.read_metadata(spec)
         weights = ckpt.load_checkpoint_policy(spec).weights()
     except (OSError, ValueError) as e:
-        raise ConfigError(f"run.init_from: expected a checkpoint path or shipped name, got {spec!r} ({e})") from e
+        hint = did_you_mean(spec, list(ckpt.SHIPPED)) if isinstance(e, FileNotFoundError) else ""
+        raise ConfigError(f"run.init_from: expected a checkpoint path or shipped name, got {spec!r}{hint} ({e})") from e
     for key, mine in (("activation", cfg.ppo.activation), ("chip_memory", cfg.env.chip_memory)):
         if meta[key] != mine:
             raise ConfigError(f"run.init_from {spec!r}: has {key}={meta[key]!r}, expected this config's {mine!r}")
@@ -551,6 +553,7 @@ class Trainer:
             self._drop_newer_evals()
         self.model.set_logger(sb3_logger(self.writer))
         self.final_results: dict[str, Any] | None = None  # the final evaluation, once finish() ran
+        self.final_train_seconds: float | None = None  # the training time finish()'s summary states, once it ran
         self.trained_timesteps = self.model.num_timesteps
         self.planned_timesteps = cfg.planned_timesteps(self.model.num_timesteps)  # in whole rollouts
         self.timesteps_name = "run.total_timesteps"  # how the rounding note names the total (exploit: --timesteps)
@@ -769,7 +772,7 @@ class Trainer:
         """
         cfg = self.cfg
         t = self.trained_timesteps
-        train_seconds = self.train_seconds()
+        train_seconds = self.final_train_seconds = self.train_seconds()
         with _final_evaluation_stop() as stop:
             _say(
                 f"final evaluation at {t:,} learner steps: {cfg.eval.final_games:,} games per opponent table "
