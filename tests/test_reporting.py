@@ -75,6 +75,8 @@ def test_summary_writes_the_best_step_with_digit_separators():
     assert "periodic evaluations included); best periodic score 0.512 at step 2,015,232.\n" in text
     none = summary_table(FINAL["results"], 4096, 1.2, {"score": -1.0, "timesteps": None}, "run")
     assert "periodic evaluations included); no periodic evaluation.\n" in none
+    rllib = summary_table(FINAL["results"], 4096, 1.2, {"score": 0.4, "timesteps": "12,288 (env steps)"}, "run")
+    assert "best periodic score 0.400 at step 12,288 (env steps).\n" in rllib  # RLlib's count names its unit
 
 
 def test_one_console_line_per_evaluation():

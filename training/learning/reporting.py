@@ -62,7 +62,8 @@ def summary_table(
         timesteps: learner steps trained.
         seconds: training time over every session of the run, periodic evaluations included (what the
             progress bar counts), the final evaluation not.
-        best: ``{"score", "timesteps"}`` of the best periodic evaluation (``timesteps`` None: there was none).
+        best: ``{"score", "timesteps"}`` of the best periodic evaluation: ``timesteps`` an int (printed with digit
+            separators), a string with its own unit (RLlib: ``"N (env steps)"``), or None (there was none).
         run: the run folder's name.
         eval_seconds: the final evaluation's time, stated beside the training time when given.
     """
@@ -73,7 +74,8 @@ def summary_table(
     step = best["timesteps"]
     best_text = "no periodic evaluation"
     if step is not None:  # step counts read as everywhere else in the output: 2,015,232
-        best_text = f"best periodic score {best['score']:.3f} at step {step:,}"
+        at = f"{step:,}" if isinstance(step, int) else str(step)  # RLlib names its own unit: "N (env steps)"
+        best_text = f"best periodic score {best['score']:.3f} at step {at}"
     lines = [
         f"# {run}: final evaluation",
         "",

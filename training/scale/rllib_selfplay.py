@@ -465,7 +465,8 @@ class RLlibTrainer:
         for key, r in res.items():
             self.writer.add_scalar(f"eval/{key}/final_win_rate", r["win_rate"], self.env_steps)
         path = self._export(self.run_dir / "checkpoints" / "final", res)
-        best = {"score": self.best["score"], "timesteps": f"{self.best['env_steps']} (env steps)"}
+        at = self.best["env_steps"]  # None: no periodic evaluation ran
+        best = {"score": self.best["score"], "timesteps": None if at is None else f"{at:,} (env steps)"}
         text = summary_table(res, self.learner_steps, self.seconds, best, self.run_dir.name)
         text += f"\n{self.env_steps:,} env steps (decisions of every seat) in all.\n"
         (self.run_dir / "final_eval.md").write_text(text)
