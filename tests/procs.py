@@ -1,9 +1,14 @@
-"""Processes for the stop tests (evaluation pools, the collector): a command's pool workers and whether a process
-still runs (Linux /proc)."""
+"""Processes for the stop tests (evaluation and distillation pools, the collector): a command's pool workers, whether
+a process still runs (Linux /proc), and a command started until its pool workers play."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import time
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def pool_workers(pid: int) -> list[int]:
@@ -29,3 +34,18 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def start_with_workers(cmd: list[str], cwd: Path, workers: int = 2) -> tuple[subprocess.Popen, list[int]]:
+    """Start ``cmd`` (from ``cwd``, in its own session, output piped) and wait until its ``workers`` pool workers
+    play; returns the process and the workers' pids."""
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=os.environ | {"PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.time() + 60
+    while len(found := pool_workers(proc.pid)) < workers and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert len(found) == workers, proc.communicate(timeout=5) if proc.poll() is not None else "no pool workers"
+    time.sleep(0.5)  # work handed out and queued
+    return proc, found

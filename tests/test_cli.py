@@ -84,7 +84,11 @@ CASES = [
     (
         tournament.main,
         ["--preset", "wildcards", "--policies", "random", "never-take", "heuristic", "--out", "o"],
-        ["expected policies that play special cards", "got ['never-take']"],
+        [
+            "--preset wildcards: expected policies that play its special cards (random, heuristic, ppo-wildcards, or a "
+            "checkpoint trained on them), got --policies never-take, which plays only pass/take: change --policies or "
+            "--preset"
+        ],
     ),
     (selfplay.main, ["--set", "run.seed=true"], ["invalid config", "run.seed: expected an int, got True"]),
     (selfplay.main, ["--run.seed"], ["override --run.seed: expected a value after it"]),

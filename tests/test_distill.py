@@ -1,11 +1,17 @@
 """Expert iteration's distillation step: record a teacher's decisions, fit a network to them, save it."""
 
 import json
+import os
 import re
+import signal
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from procs import alive, start_with_workers
 
 from nothanks_env.baselines.simple import NeverTakePolicy
 from nothanks_env.game import GameConfig
@@ -440,3 +446,97 @@ def test_the_students_own_folder_is_refused_as_out_even_with_overwrite(tmp_path,
         f"student is read from it), got {out!r}, the folder of --student {given!r}\n"
     )
     assert {p.name: p.read_bytes() for p in student.iterdir()} == before
+
+
+# ------------------------------------------------------------------ stopping (as tests/test_evaluate_stop.py)
+STOP_BOUND = 10.0
+"""Seconds a stopped distillation may take to end: generous (it takes under a second), below the half minute that
+finishing the teacher's running tasks took (each is 300 games of a searching teacher)."""
+
+
+def _slow_distill(tmp_path) -> list[str]:
+    """``python -m training.distill`` with a searching teacher (about 10 s a task) on two workers, to be stopped."""
+    return [
+        sys.executable, "-m", "training.distill", "--teacher", "search:iters=16", "--student", "ppo-3p",
+        "--out", str(tmp_path / "out"), "--opponents", "utility", "--games", "120000", "--workers", "2",
+        "--save-data", str(tmp_path / "d.npz"), "--no-progress",
+    ]  # fmt: skip
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="finds pool workers in /proc")
+@pytest.mark.parametrize(
+    ("signum", "whole_group"),
+    [(signal.SIGINT, True), (signal.SIGTERM, False)],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_a_stop_ends_the_teachers_games_at_once_with_one_line_and_writes_nothing(tmp_path, signum, whole_group):
+    # SIGINT waited for the tasks being played (33 s when sent to the command alone) and printed a KeyboardInterrupt
+    # traceback (the workers' own too, for Ctrl-C to the group); SIGTERM killed it without a word, its workers
+    # playing on
+    proc, workers = start_with_workers(_slow_distill(tmp_path), tmp_path)
+    try:
+        start = time.monotonic()
+        if whole_group:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
+        out, err = proc.communicate(timeout=120)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert took < STOP_BOUND, f"{took:.1f} s"
+    assert proc.returncode == 128 + signum  # 130 for Ctrl-C, 143 for SIGTERM
+    assert err == f"{signal.Signals(signum).name}: stopped; nothing more is played or written\n"
+    assert out == ""
+    assert not any(alive(w) for w in workers)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no --out, no --save-data, nothing half-written
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="finds pool workers in /proc")
+def test_the_teachers_workers_end_with_a_killed_parent(tmp_path):
+    proc, workers = start_with_workers(_slow_distill(tmp_path), tmp_path)
+    try:
+        proc.kill()
+        proc.wait(timeout=10)
+        deadline = time.time() + STOP_BOUND
+        while any(alive(w) for w in workers) and time.time() < deadline:
+            time.sleep(0.05)
+        left = [w for w in workers if alive(w)]
+    finally:
+        for w in workers:  # the workers this test started, if the test fails
+            if alive(w):
+                os.kill(w, signal.SIGKILL)
+    assert left == []
+
+
+def test_two_workers_record_the_same_decisions_as_one():
+    one, _ = distill.generate("heuristic", "ppo-3p", ["utility", "random"], num_players=3, games=1200, seed=4)
+    two, _ = distill.generate(
+        "heuristic", "ppo-3p", ["utility", "random"], num_players=3, games=1200, seed=4, workers=2
+    )
+    assert len(one) > 2000 and np.array_equal(one.game, two.game)
+    assert np.array_equal(one.obs, two.obs) and np.array_equal(one.action, two.action)
+
+
+def test_a_stop_while_saving_decisions_leaves_no_half_written_file(tmp_path, monkeypatch):
+    path = tmp_path / "d.npz"
+    first = _decisions(seed=1)
+    first.save(path)
+    saved = path.read_bytes()
+
+    def write_half_then_stop(file, **arrays):
+        file.write(saved[: len(saved) // 2])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez_compressed", write_half_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        _decisions(seed=2).save(path)
+    with pytest.raises(KeyboardInterrupt):
+        _decisions(seed=2).save(tmp_path / "new")  # ".npz" is added, as NumPy does
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npz"]  # no new.npz, no .d.npz.tmp
+    assert path.read_bytes() == saved  # the earlier file is whole
+    monkeypatch.undo()
+    _decisions(seed=2).save(tmp_path / "new")
+    assert np.array_equal(distill.Decisions.load(tmp_path / "new.npz").obs, _decisions(seed=2).obs)
+    assert np.array_equal(distill.Decisions.load(path).obs, first.obs)

@@ -183,7 +183,12 @@ def test_cli_counts_matches_as_matches(capsys):
         ),
         (["--policy", "random", "--opponents", "random", "random", "random"], "lineup: expected >= 1 candidate"),
         (["--preset", "nope", "--policy", "random"], "preset: expected one of ['match3', 'open_removed'"),
-        (["--preset", "wildcards", "--policy", "threshold"], "expected policies that play special cards (random"),
+        (
+            ["--preset", "wildcards", "--policy", "threshold"],
+            "error: --preset wildcards: expected policies that play its special cards (random, heuristic, "
+            "ppo-wildcards, or a checkpoint trained on them), got --policy threshold, which plays only pass/take: "
+            "change --policy or --preset\n",
+        ),
         (["--preset", "match3", "--deals", "0", "--policy", "random"], "argument --deals: expected an int >= 1, got 0"),
     ],
 )
@@ -414,3 +419,34 @@ def test_cli_overwrite_replaces_an_existing_report(tmp_path, capsys):
     out.write_text("old")
     ev.main(["--policy", "random", "--games", "3", "--no-progress", "--json", str(out), "--overwrite"])
     assert json.loads(out.read_text())["games"] == 3
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["--policy", "ppo-3p", "--preset", "wildcards"],
+            "--preset wildcards: expected policies that play its special cards (random, heuristic, ppo-wildcards, or "
+            "a checkpoint trained on them), got --policy ppo-3p, which plays only pass/take: change --policy or "
+            "--preset",
+        ),
+        (
+            ["--policy", "ppo-3p", "--opponents", "never-take", "heuristic", "never-take", "--preset", "wildcards"],
+            "--preset wildcards: expected policies that play its special cards (random, heuristic, ppo-wildcards, or "
+            "a checkpoint trained on them), got --policy ppo-3p and --opponents never-take, which play only "
+            "pass/take: change --policy, --opponents or --preset",
+        ),
+        (
+            ["--players", "4", "--policy", "threshold", "--opponents", "random", "--preset", "wildcards"],
+            "--preset wildcards: expected policies that play its special cards (random, heuristic, or a checkpoint "
+            "trained on them), got --policy threshold, which plays only pass/take: change --policy or --preset",
+        ),  # ppo-wildcards plays 3 players only
+    ],
+    ids=["ppo-3p", "both-flags", "four-players"],
+)
+def test_wildcards_refuses_by_flag_who_cannot_play_and_says_who_can(argv, line, capsys):
+    # it said "policies for ['wild', 'delete']: ... got ['ppo-3p'] that play only pass/take", naming no flag
+    with pytest.raises(SystemExit) as e:
+        ev.main([*argv, "--games", "3", "--no-progress"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == f"error: {line}\n"

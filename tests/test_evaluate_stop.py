@@ -11,37 +11,21 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from procs import alive, pool_workers
+from procs import alive, start_with_workers
 
 from training import evaluate as ev
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="finds pool workers in /proc")
 
-REPO = Path(__file__).resolve().parent.parent
 STOP_BOUND = 10.0
 """Seconds a stopped command may take to end: generous (it takes under a second), far below the half minute and
 more that playing the queued chunks took."""
-
-
-def start_with_workers(cmd: list[str], tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
-    """Start ``cmd`` in its own session and wait until its two pool workers play."""
-    proc = subprocess.Popen(
-        cmd, cwd=tmp_path, env=os.environ | {"PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )  # fmt: skip
-    deadline = time.time() + 60
-    while len(workers := pool_workers(proc.pid)) < 2 and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    assert len(workers) == 2, proc.communicate(timeout=5) if proc.poll() is not None else "no pool workers"
-    time.sleep(0.5)  # chunks handed out and queued
-    return proc, workers
 
 
 def slow_games(command: str, out: Path) -> list[str]:

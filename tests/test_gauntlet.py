@@ -298,3 +298,47 @@ def test_a_checkpoint_path_holding_a_plus_is_one_spec_of_a_column(tmp_path, caps
     assert [r["column"] for r in rows] == [path, f"{path}+random"]
     assert [r["opponents"] for r in rows] == [[path, path], [path, "random"]]
     assert [r["games"] for r in rows] == [3, 3]
+
+
+WILD_WHO = "(random, heuristic, ppo-wildcards, or a checkpoint trained on them)"
+"""Who plays the special cards at 3 players, as the errors say it (training.variants.special_card_players)."""
+
+
+def test_a_wildcards_gauntlet_names_every_column_that_cannot_play_and_the_flag_to_change(capsys, tmp_path):
+    # it named only never-take, the first column to fail, and no flag
+    out = tmp_path / "g.json"
+    argv = ["--players", "3", "--policy", "heuristic", "--preset", "wildcards", "--json", str(out), "--no-progress"]
+    assert gx.main(argv) == 2
+    err = capsys.readouterr().err
+    unable = [c.label for c in gx.STANDARD_COLUMNS if c.label not in ("random", "heuristic")]
+    assert len(unable) == 22 and unable[:3] == ["never-take", "threshold:T=-2", "threshold:T=2"]
+    assert err == (
+        f"error: --preset wildcards: expected policies that play its special cards {WILD_WHO}, got 22 of the 24 "
+        f"standard columns: {' '.join(unable)}, which play only pass/take: change --columns (e.g. --columns random "
+        "heuristic) or --preset\n"
+    )
+    assert "search:iters=16 utility+extort heuristic+utility heuristic+extort blocker+ratio, which play" in err
+    assert not out.exists()
+
+
+def test_a_wildcards_gauntlet_names_the_policies_and_given_columns_that_cannot_play(capsys):
+    argv = ["--policy", "ppo-3p", "heuristic", "--preset", "wildcards", "--columns", "utility", "heuristic",
+            "random+heuristic", "--no-progress"]  # fmt: skip
+    assert gx.main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"error: --preset wildcards: expected policies that play its special cards {WILD_WHO}, got --policy ppo-3p "
+        "and --columns utility, which play only pass/take: change --policy, --columns (e.g. --columns heuristic "
+        "random+heuristic) or --preset\n"
+    )
+    # no column plays them: the example is the policies that do; held-out bots by class, as tables name them
+    assert gx.main(["--players", "4", "--policy", "random", "--preset", "wildcards", "--heldout"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "error: --preset wildcards: expected policies that play its special cards (random, heuristic, or a checkpoint "
+        "trained on them), got all 23 held-out columns: LowCard Hoarder Clock ChipRich "
+    )  # ppo-wildcards plays 3 players only
+    assert err.endswith(
+        " LetItRider+DeckRank, which play only pass/take: change --columns (e.g. --columns random heuristic) or "
+        "--preset\n"
+    )
+    assert err.count("\n") == 1 and "training.evaluation.heldout:" not in err

@@ -383,8 +383,11 @@ def test_main_plays_wildcards_and_refuses_pass_take_opponents(tmp_path: Path, ca
                   out=io.StringIO())  # fmt: skip
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: --opponents: policies for ['wild', 'delete']: expected policies that play special")
-    assert "got ['threshold:T=5'] that play only pass/take" in err
+    assert err == (
+        "error: --preset wildcards: expected policies that play its special cards (random, heuristic, ppo-wildcards, "
+        "or a checkpoint trained on them), got --opponents threshold:T=5, which plays only pass/take: change "
+        "--opponents or --preset\n"
+    )
 
 
 def test_main_refuses_a_wildcards_network_at_a_standard_table(capsys):
@@ -442,3 +445,39 @@ def test_main_overwrite_replaces_an_earlier_record(tmp_path: Path):
     argv = ["--seed", "4", "--seat", "0", "--save", str(path), "--overwrite"]
     assert play.main(argv, input_fn=stream_input(io.StringIO("t\n" * 30), out), out=out) == 0
     assert GameRecord.load(path).seed == 4
+
+
+WILD_REFUSED = (
+    "error: --preset wildcards: expected policies that play its special cards (random, heuristic, ppo-wildcards, or a "
+    "checkpoint trained on them), got --opponents {}, which plays only pass/take: change --opponents or --preset"
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["--opponents", "ppo-3p", "--preset", "wildcards"],
+            WILD_REFUSED.format("ppo-3p") + "; also --opponents: expected 2..6 specs, one per other seat (or --players "
+            "N for a table of N), got 1: ppo-3p",
+        ),
+        (
+            ["--players", "3", "--opponents", "heuristic", "threshold", "heuristic", "--preset", "wildcards"],
+            WILD_REFUSED.format("threshold") + "; also --opponents: expected 2 specs for 3 players (one per other "
+            "seat), got 3: heuristic threshold heuristic",
+        ),
+        (
+            ["--opponents", "heuristic", "--preset", "wildcards"],  # heuristic plays them: the count alone
+            "error: --opponents: expected 2..6 specs, one per other seat (or --players N for a table of N), got 1: "
+            "heuristic",
+        ),
+        (["--opponents", "ppo-3p", "ppo-3p", "--preset", "wildcards"], WILD_REFUSED.format("ppo-3p")),
+    ],
+    ids=["one-opponent", "three-at-three", "count-only", "variant-only"],
+)
+def test_a_wrong_count_at_a_wildcards_table_also_says_who_cannot_play_it(argv, line, capsys):
+    # the count was the only error: fixing it, the user met the variant's next (no count of ppo-3p plays wildcards)
+    with pytest.raises(SystemExit) as e:
+        play.main(argv, input_fn=lambda prompt: "q", out=io.StringIO())
+    assert e.value.code == 2
+    assert capsys.readouterr().err == line + "\n"

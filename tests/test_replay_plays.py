@@ -47,7 +47,8 @@ def test_a_pass_take_policy_on_a_special_cards_record_is_refused_by_check_plays(
     assert err == shared_refusal("threshold", config)
     assert err == (
         f"error: --policy: policies for {list(config.special_cards)}: expected policies that play special cards "
-        "(random, heuristic, or a checkpoint trained on them), got ['threshold'] that play only pass/take\n"
+        "(random, heuristic, ppo-wildcards, or a checkpoint trained on them), got ['threshold'] that play only "
+        "pass/take\n"
     )
 
 

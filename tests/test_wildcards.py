@@ -532,3 +532,39 @@ def test_history_is_told_in_words():
         "player_0 bid 2 for the wild",
         "player_1 dropped out of the wild auction",
     ]
+
+
+def test_who_plays_special_cards_is_read_from_the_policies_and_checkpoints(monkeypatch):
+    import doctest
+
+    from nothanks_env.baselines import ThresholdPolicy
+    from training import checkpoints, variants
+    from training.specs import load_policy
+
+    assert variants.special_card_players() == ["random", "heuristic", "ppo-wildcards"]
+    assert variants.special_card_players(3) == ["random", "heuristic", "ppo-wildcards"]
+    assert variants.special_card_players(4) == ["random", "heuristic"]  # ppo-wildcards plays 3 players only
+    assert all(load_policy(s, num_players=3).plays_special_cards for s in variants.special_card_players(3))
+    assert not any(load_policy(s).plays_special_cards for s in ("never-take", "ppo-3p", "best-3p"))
+    assert doctest.testmod(variants).failed == 0
+    # not a list kept by hand: a baseline that learns them, or another shipped network trained on them, is named
+    monkeypatch.setattr(ThresholdPolicy, "plays_special_cards", True)
+    monkeypatch.setitem(checkpoints.SHIPPED, "wild-copy", checkpoints.SHIPPED["ppo-wildcards"])
+    assert variants.special_card_players(3) == ["random", "threshold", "heuristic", "ppo-wildcards", "wild-copy"]
+    assert variants.special_cards_who(4) == "random, threshold, heuristic, or a checkpoint trained on them"
+
+
+def test_the_refusal_of_pass_take_policies_is_worded_once_for_every_command():
+    from training.variants import special_cards_problem
+
+    wild = get_preset("wildcards", num_players=3)
+    assert special_cards_problem("wildcards", wild, {"--policy": [], "--opponents": []}) is None
+    assert special_cards_problem("standard", GameConfig(num_players=3), {"--policy": ["ppo-3p"]}) is None
+    assert special_cards_problem(
+        "wildcards", wild, {"--policy": ["ppo-3p"], "--columns": ["utility", "a+b"]}, described={"--columns": "2 of"},
+        example="--columns random",
+    ) == (
+        "--preset wildcards: expected policies that play its special cards (random, heuristic, ppo-wildcards, or a "
+        "checkpoint trained on them), got --policy ppo-3p and 2 of utility a+b, which play only pass/take: change "
+        "--policy, --columns (e.g. --columns random) or --preset"
+    )  # fmt: skip

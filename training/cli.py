@@ -11,8 +11,8 @@ Output paths (``--json``, ``--csv``, ``--md``, ``--png``, ``--save``, ``--out``)
 and nothing already saved is replaced unless the command is given ``--overwrite``
 (:func:`add_overwrite_argument`).
 
-The evaluation commands (``evaluate``, ``gauntlet``, ``tournament``) end on Ctrl-C or SIGTERM the same way too:
-one line and the shell's exit code for the signal (:func:`exit_on_stop`).
+The evaluation commands (``evaluate``, ``gauntlet``, ``tournament``) and ``distill`` end on Ctrl-C or SIGTERM the
+same way too: one line and the shell's exit code for the signal (:func:`exit_on_stop`).
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ Each tool that plays games (evaluate, tournament, gauntlet) adds the same argume
 :func:`variant_config`, which goes through :func:`nothanks_env.presets.resolve_config`: a named preset,
 then the overrides given on the command line (``--players``, ``--deals``, ``--opponent-chips``).
 
+A preset with the house special cards (``wildcards``) is played only by policies with ``plays_special_cards``:
+:func:`special_card_players` says which the package offers, and :func:`special_cards_problem` words every
+command's refusal of the others the same way (naming them, who can play, and the flag to change).
+
 Example:
     >>> import argparse
     >>> ap = argparse.ArgumentParser()
@@ -16,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping, Sequence
 
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig
 from nothanks_env.presets import PRESETS, preset_problem, resolve_config
@@ -56,3 +61,96 @@ def variant_config(args: argparse.Namespace) -> GameConfig:
     if getattr(args, "opponent_chips", None) is not None:
         overrides["opponent_chips"] = args.opponent_chips
     return resolve_config(num_players=args.players, preset=args.preset, **overrides)
+
+
+def plays_special_cards(policy: object) -> bool:
+    """Whether ``policy`` plays the house special cards (bids, drops, choices): its ``plays_special_cards``."""
+    return bool(getattr(policy, "plays_special_cards", False))
+
+
+def pass_take_only(specs: Sequence[str], policies: Sequence[object]) -> list[str]:
+    """The specs (each once, in order) whose policies (``policies[i]`` loaded from ``specs[i]``) play only pass/take:
+    what :func:`special_cards_problem` names under their flag."""
+    return list(dict.fromkeys(s for s, p in zip(specs, policies, strict=True) if not plays_special_cards(p)))
+
+
+def special_card_players(num_players: int | None = None) -> list[str]:
+    """The specs of the policies the package offers that play the house special cards: the baselines with
+    ``plays_special_cards``, then the shipped agents trained on them (a network's ``num_actions`` in its metadata;
+    a composite's baseline), read from the code and the checkpoints, never listed by hand.
+
+    Args:
+        num_players: keep only the agents that play this table size (None: all).
+
+    Example:
+        >>> special_card_players(3)
+        ['random', 'heuristic', 'ppo-wildcards']
+    """
+    from nothanks_env.baselines import BASELINES
+    from nothanks_env.game import NUM_SPECIAL_ACTIONS
+
+    names = [name for name, cls in BASELINES.items() if plays_special_cards(cls)]
+    try:
+        from training import checkpoints
+    except ImportError:  # no torch: no shipped agent loads either
+        return names
+    for name, path in checkpoints.SHIPPED.items():
+        try:
+            meta = checkpoints.read_metadata(path)
+        except (OSError, ValueError):  # a shipped folder missing or damaged: loading it says so
+            continue
+        counts = meta.get("num_players") or []
+        if meta.get("num_actions") == NUM_SPECIAL_ACTIONS and (
+            num_players is None or not counts or num_players in counts
+        ):
+            names.append(name)
+    for name, spec in checkpoints.SHIPPED_SPECS.items():  # e.g. best-3p, a search bot: its baseline decides
+        if plays_special_cards(BASELINES.get(spec.partition(":")[0].strip())):
+            names.append(name)
+    return names
+
+
+def special_cards_problem(
+    preset: str,
+    config: GameConfig,
+    unable: Mapping[str, Sequence[str]],
+    *,
+    described: Mapping[str, str] | None = None,
+    example: str | None = None,
+) -> str | None:
+    """The one-line refusal of policies that cannot play ``config``'s special cards, or None when there are none
+    (or ``config`` has no special cards). Every command words it so: who cannot play, who can, which flag to change.
+
+    Args:
+        preset: the ``--preset`` given (e.g. ``wildcards``).
+        config: the rules it resolved to.
+        unable: flag -> the specs given with it (as typed) that play only pass/take; flags with none are left out.
+        described: flag -> how to name its specs instead of the flag, for defaults the user did not type (the
+            gauntlet's ``"22 of the 24 standard columns"``); the flag is still the one to change.
+        example: a working value to suggest, e.g. ``"--columns random heuristic"``.
+
+    Example:
+        >>> from nothanks_env.presets import get_preset
+        >>> four = get_preset("wildcards", num_players=4)  # ppo-wildcards plays 3 players only
+        >>> text = special_cards_problem("wildcards", four, {"--policy": ["ppo-mixed"]})
+        >>> text.endswith("(random, heuristic, or a checkpoint trained on them), got --policy ppo-mixed, which plays "
+        ...               "only pass/take: change --policy or --preset")
+        True
+    """
+    given = {flag: list(specs) for flag, specs in unable.items() if specs}
+    if not config.special_cards or not given:
+        return None
+    described = described or {}
+    got = " and ".join(f"{described.get(flag, flag)} {' '.join(specs)}" for flag, specs in given.items())
+    one = sum(len(specs) for specs in given.values()) == 1
+    flags = ", ".join(given) + (f" (e.g. {example})" if example else "")
+    return (
+        f"--preset {preset}: expected policies that play its special cards ({special_cards_who(config.num_players)}), "
+        f"got {got}, which play{'s' if one else ''} only pass/take: change {flags} or --preset"
+    )
+
+
+def special_cards_who(num_players: int | None = None) -> str:
+    """Who plays the special cards, in words: ``"random, heuristic, ppo-wildcards, or a checkpoint trained on them"``
+    (:func:`special_card_players` at ``num_players``)."""
+    return ", ".join([*special_card_players(num_players), "or a checkpoint trained on them"])

@@ -69,6 +69,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,14 @@ from nothanks_env.outcome import ranks, win_shares
 from nothanks_env.policy import Policy, check_player_count, special_cards_only
 from nothanks_env.table import act_grouped
 from nothanks_env.vector import VectorGame, deal_cards, deal_matches  # noqa: F401 - deal_cards re-exported
-from training.variants import add_variant_arguments, variant_config
+from training.variants import (
+    add_variant_arguments,
+    pass_take_only,
+    plays_special_cards,
+    special_cards_problem,
+    special_cards_who,
+    variant_config,
+)
 
 CHUNK_DEALS = 512
 """Deals per chunk of work (each played ``num_players`` times); fixed so results do not depend on workers."""
@@ -179,8 +187,10 @@ def check_plays(
     policies: Sequence[Policy], config: GameConfig, *, hint: str | None = "evaluate them with --preset wildcards"
 ) -> None:
     """Raise ValueError, before any game, if a policy cannot play ``config`` (special cards need policies
-    with ``plays_special_cards``: ``random`` and ``heuristic`` among the baselines; a network trained on them,
-    with its 125 actions, plays no standard table).
+    with ``plays_special_cards``: :func:`training.variants.special_card_players` names those offered; a network
+    trained on them, with its 125 actions, plays no standard table).
+
+    The command lines refuse such policies first, by flag (:func:`training.variants.special_cards_problem`).
 
     Args:
         policies: the policies to check, named in the message by their ``name``.
@@ -196,11 +206,11 @@ def check_plays(
                 "on special cards (125 actions)" + (f": {hint}" if hint else "")
             )
         return
-    unable = [getattr(p, "name", type(p).__name__) for p in policies if not getattr(p, "plays_special_cards", False)]
+    unable = [getattr(p, "name", type(p).__name__) for p in policies if not plays_special_cards(p)]
     if unable:
         raise ValueError(
-            f"policies for {list(config.special_cards)}: expected policies that play special cards (random, "
-            f"heuristic, or a checkpoint trained on them), got {unable} that play only pass/take"
+            f"policies for {list(config.special_cards)}: expected policies that play special cards "
+            f"({special_cards_who(config.num_players)}), got {unable} that play only pass/take"
         )
 
 
@@ -248,12 +258,12 @@ _WORKER: dict = {}
 
 
 class _ChunkStopped(Exception):
-    """Raised in a pool worker at its next turn once :func:`run_many` has set the pool's stop event."""
+    """Raised in a pool worker at its next turn once :func:`pool_map` has set the pool's stop event."""
 
 
 def _init_worker(setups, stop) -> None:
     # Ctrl-C and a service manager's SIGTERM reach the whole process group: the parent alone decides what a stop
-    # does (run_many then stops the workers' games), so that no worker dies under it or prints a traceback.
+    # does (pool_map then stops the workers' games), so that no worker dies under it or prints a traceback.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)
     _end_with_parent()
@@ -281,9 +291,11 @@ def _end_with_parent() -> None:
     threading.Thread(target=watch, name="evaluate-parent-watch", daemon=True).start()
 
 
-def _stop_check(games: np.ndarray, ids: np.ndarray) -> None:
-    """``on_turn`` of a pool worker's games: end the chunk once the parent has stopped the pool."""
-    if _WORKER["stop"].is_set():
+def stop_check(games: np.ndarray, ids: np.ndarray) -> None:
+    """An ``on_turn`` of :func:`play_games` for a call run by :func:`pool_map`: end the call at this turn once the
+    parent has stopped the pool. Outside a pool worker it does nothing."""
+    stop = _WORKER.get("stop")
+    if stop is not None and stop.is_set():
         raise _ChunkStopped
 
 
@@ -295,7 +307,7 @@ def _timed_chunk(policies, config, seed, chunk, deck, removed, seating, on_turn=
 
 def _worker_chunk(job, seed, chunk, deck, removed, seating) -> tuple[np.ndarray, float]:
     policies, config = _WORKER["setups"][job]
-    return _timed_chunk(policies, config, seed, chunk, deck, removed, seating, _stop_check)
+    return _timed_chunk(policies, config, seed, chunk, deck, removed, seating, stop_check)
 
 
 def _start_method() -> str:
@@ -311,6 +323,49 @@ def _start_method() -> str:
     if "fork" not in multiprocessing.get_all_start_methods():
         return "spawn"
     return "fork"
+
+
+def pool_map(
+    fn: Callable[..., Any],
+    calls: Sequence[tuple],
+    *,
+    workers: int,
+    on_result: Callable[[int, Any], None],
+    setups: Any = None,
+) -> None:
+    """Run ``fn(*calls[i])`` for every ``i`` in a pool of ``workers`` processes, calling ``on_result(i, result)`` in
+    this process as each call returns (in the order they return).
+
+    A stop (KeyboardInterrupt, or any exception raised while it waits, such as a trainer's stop signal or an error
+    in ``on_result``) or an error in a call ends the pool in a moment: the calls not yet started are cancelled, those
+    running end at their next turn when they play their games with :func:`stop_check` as ``on_turn`` (else when
+    they return), and the exception propagates. The workers ignore SIGINT and SIGTERM (this process decides what a
+    stop does: :func:`training.cli.exit_on_stop`) and end if this process dies without ending them. They are
+    forked where the OS can (:func:`_start_method`), and run torch on one thread.
+
+    Args:
+        fn: a module-level function (it is pickled to the workers by name).
+        calls: the arguments of each call.
+        workers: processes.
+        on_result: called with each call's index and what it returned.
+        setups: sent to every worker once, where ``fn`` reads it as ``_WORKER["setups"]`` (:func:`run_many`'s
+            policies and configs), rather than with every call.
+    """
+    ctx = multiprocessing.get_context(_start_method())
+    stop = ctx.Event()
+    ex = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(setups, stop))
+    try:
+        futures = {ex.submit(fn, *args): i for i, args in enumerate(calls)}
+        for fut in cf.as_completed(futures):
+            on_result(futures[fut], fut.result())
+    except BaseException:
+        # A stop (KeyboardInterrupt, a trainer's) or an error: nothing left is wanted. The calls not yet handed out
+        # are cancelled and those running end at their next turn (stop_check), so the pool ends in a moment; it
+        # used to run every queued call first.
+        stop.set()
+        ex.shutdown(wait=True, cancel_futures=True)
+        raise
+    ex.shutdown()
 
 
 def run_many(
@@ -331,7 +386,7 @@ def run_many(
     A stop (KeyboardInterrupt, or any exception raised while it waits, such as a trainer's stop signal) or an
     error in a chunk ends the pool in a moment: chunks not yet started are cancelled, those being played end at
     their next turn, and the exception propagates. The workers ignore SIGINT and SIGTERM (this process decides)
-    and end if this process dies without ending them.
+    and end if this process dies without ending them (:func:`pool_map`).
 
     Args:
         ray: a Ray address (``"local"`` starts Ray embedded on this machine with ``workers`` CPUs;
@@ -369,26 +424,12 @@ def run_many(
                 store(j, sl, _timed_chunk(job.policies, job.config, job.seed, i, job.deck[sl], job.removed[sl],
                                           job.seating[sl]))  # fmt: skip
         else:
-            ctx = multiprocessing.get_context(_start_method())
+            calls = [
+                (j, jobs[j].seed, i, jobs[j].deck[sl], jobs[j].removed[sl], jobs[j].seating[sl]) for j, i, sl in tasks
+            ]
             setups = [(job.policies, job.config) for job in jobs]
-            stop = ctx.Event()
-            ex = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(setups, stop))
-            try:
-                futures = {
-                    ex.submit(_worker_chunk, j, jobs[j].seed, i, jobs[j].deck[sl], jobs[j].removed[sl],
-                              jobs[j].seating[sl]): (j, sl)
-                    for j, i, sl in tasks
-                }  # fmt: skip
-                for fut in cf.as_completed(futures):
-                    store(*futures[fut], fut.result())
-            except BaseException:
-                # A stop (KeyboardInterrupt, a trainer's) or an error: no game left is wanted. The chunks not yet
-                # handed out are cancelled and those being played end at their next turn (_stop_check), so the
-                # pool ends in a moment; it used to play every queued chunk first.
-                stop.set()
-                ex.shutdown(wait=True, cancel_futures=True)
-                raise
-            ex.shutdown()
+            pool_map(_worker_chunk, calls, workers=workers, setups=setups,
+                     on_result=lambda k, result: store(tasks[k][0], tasks[k][2], result))  # fmt: skip
     finally:
         if bar:
             bar.close()
@@ -937,6 +978,11 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
         candidates = [load_spec(load_policy, "--policy", s, num_players=config.num_players) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
         label_policies([*candidates, *opponents], [*args.policy, *args.opponents])  # not best and best#2
+        unable = {"--policy": pass_take_only(args.policy, candidates)}
+        unable["--opponents"] = pass_take_only(args.opponents, opponents)
+        problem = special_cards_problem(args.preset, config, unable)  # plan_matchup's check_plays names no flag
+        if problem:
+            raise ValueError(problem)
         n = config.num_players
         plan_matchup(candidates, opponents, num_players=n, games=args.games, seed=args.seed, config=config)
         if args.ray is not None:

@@ -48,7 +48,14 @@ from nothanks_env.specs import _holds_checkpoint
 from training.cli import Parser, add_overwrite_argument, check_outputs, int_in
 from training.evaluation.evaluate import PolicyStats, label_policies, plan_matchup, rounded_games, run_many
 from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS, short_name
-from training.variants import add_variant_arguments, variant_config
+from training.variants import (
+    add_variant_arguments,
+    pass_take_only,
+    plays_special_cards,
+    special_card_players,
+    special_cards_problem,
+    variant_config,
+)
 
 STANDARD_OPPONENTS: tuple[str, ...] = (
     "random",
@@ -522,6 +529,39 @@ def _check_args(args: argparse.Namespace) -> None:
     check_outputs({"--json": args.json, "--md": args.md}, overwrite=args.overwrite)
 
 
+def special_cards_refusal(
+    args: argparse.Namespace, config: GameConfig, candidates: Sequence[Policy], columns: Sequence[Column]
+) -> str | None:
+    """The command line's refusal of policies and columns that cannot play ``config``'s special cards, naming every
+    such ``--policy`` and column (a column cannot when one of its specs cannot), or None
+    (:func:`training.variants.special_cards_problem`). The example given is the columns that can play, else the
+    policies that do."""
+    if not config.special_cards:
+        return None
+    from training.specs import load_policy
+
+    built: dict[str, bool] = {}
+
+    def plays(spec: str) -> bool:
+        if spec not in built:
+            built[spec] = plays_special_cards(load_policy(spec, num_players=config.num_players))
+        return built[spec]
+
+    policies = pass_take_only(args.policy, candidates)
+    unable = [c for c in columns if not all(plays(s) for s in c.opponents)]
+    able = [c.label for c in columns if c not in unable] or special_card_players(config.num_players)
+    labels, described = [c.label for c in unable], {}
+    if not args.columns:  # the default set, not typed: named as tables name it (ChipRich), counted
+        which = "held-out" if args.heldout else "standard"
+        labels = ["+".join(short_name(s) for s in c.opponents) for c in unable]
+        count = f"all {len(columns)}" if len(unable) == len(columns) else f"{len(unable)} of the {len(columns)}"
+        described["--columns"] = f"{count} {which} columns:"
+    return special_cards_problem(
+        args.preset, config, {"--policy": policies, "--columns": labels}, described=described,
+        example=f"--columns {' '.join(able)}" if unable else None,
+    )  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input)."""
     import sys
@@ -556,6 +596,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.columns:  # a column's spec that does not load is refused naming the flag, before any game
             for spec in dict.fromkeys(s for c in columns for s in c.opponents):
                 load_spec(load_policy, "--columns", spec, num_players=n)
+        problem = special_cards_refusal(args, config, candidates, columns)
+        if problem:
+            raise ValueError(problem)
         if args.ray is not None:
             from training.scale.ray_backend import connect
 

@@ -29,6 +29,10 @@
    Evaluate it with ``training.gauntlet``; a search whose rollout is the new network is the next step of the
    iteration.
 
+Ctrl-C or SIGTERM stops the command at once, with one line and exit code 130 (143 for SIGTERM), as the evaluation
+commands do (:func:`training.cli.exit_on_stop`): the teacher's games being played end at their next turn, and
+neither ``--out`` nor ``--save-data`` is ever left half-written (each is written aside and then renamed).
+
 The search bot (:mod:`nothanks_env.baselines.search`) searches only where its rollout network hesitates
 (``confident``) and departs from the network only when the paired rollouts say so (``min_z``), so its
 labels are the network's own argmax except where search found better: the fit moves the network toward
@@ -40,13 +44,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import multiprocessing
+import os
 import sys
 import time
 import zipfile
 import zlib
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -164,9 +167,21 @@ class Decisions:
         )
 
     def save(self, path: str | Path) -> None:
-        """Write the four arrays (and the table size, when known) to a compressed ``.npz`` file."""
+        """Write the four arrays (and the table size, when known) to a compressed ``.npz`` file (``path``, with
+        ``.npz`` added when it has not that suffix, as NumPy does).
+
+        The file is written beside it as ``.NAME.tmp`` and then renamed over ``path``: a stop or an error half-way
+        leaves no half-written file (and an existing one whole); the temporary file is removed.
+        """
         extra = {} if self.num_players is None else {"num_players": np.int64(self.num_players)}
-        np.savez_compressed(path, obs=self.obs, mask=self.mask, action=self.action, game=self.game, **extra)
+        final = Path(data_file(str(path)))
+        tmp = final.with_name(f".{final.name}.tmp")
+        try:
+            with open(tmp, "wb") as f:
+                np.savez_compressed(f, obs=self.obs, mask=self.mask, action=self.action, game=self.game, **extra)
+            os.replace(tmp, final)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, path: str | Path, student_meta: dict | None = None) -> Decisions:
@@ -307,10 +322,11 @@ def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
 
 def _generate(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     """One generation task: ``deals`` deals against one table, every rotation. Returns the teacher's
-    decisions (obs, mask, action), the deal (0 to ``deals - 1``) each comes from, and the seconds of play."""
+    decisions (obs, mask, action), the deal (0 to ``deals - 1``) each comes from, and the seconds of play.
+    Run by :func:`generate`'s pool, it ends at its next turn once the pool is stopped."""
     from nothanks_env.specs import load_policy
     from training.checkpoints import read_metadata
-    from training.evaluation.evaluate import duplicate_seating, play_games
+    from training.evaluation.evaluate import duplicate_seating, play_games, stop_check
 
     teacher_spec, table, student, num_players, deals, seed = task  # (str, list[str], str, int, int, int)
     if "torch" in sys.modules:
@@ -323,8 +339,13 @@ def _generate(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     config = GameConfig(num_players=num_players)
     deck, removed = deal_matches(config, deals, np.random.default_rng(seed))
     seating, deal = duplicate_seating(np.tile(np.arange(num_players), (deals, 1)))
+
+    def on_turn(games: np.ndarray, ids: np.ndarray) -> None:
+        stop_check(games, ids)  # in a pool worker: the task ends at this turn once the command is stopped
+        rec.note_turn(games, ids)
+
     start = time.perf_counter()
-    play_games([rec, *others], config, deck[deal], removed[deal], seating, on_turn=rec.note_turn)
+    play_games([rec, *others], config, deck[deal], removed[deal], seating, on_turn=on_turn)
     seconds = time.perf_counter() - start
     if not rec.actions:
         empty = np.zeros(0, np.int64)
@@ -354,7 +375,9 @@ def generate(
         num_players: table size.
         games: games to play, rounded up to whole tasks of :data:`DEALS_PER_TASK` deals in every rotation.
         seed: seeds the deals, the tables drawn and every policy.
-        workers: processes.
+        workers: processes (1: this one). A stop (Ctrl-C, SIGTERM under :func:`training.cli.exit_on_stop`) or an
+            error in a task ends them at once: queued tasks are cancelled and running ones end at their next turn
+            (:func:`training.evaluation.evaluate.pool_map`).
         progress: show a progress bar.
         teacher_of: opponent entry (as written in ``opponents``) -> the teacher spec for that table;
             entries not named use ``teacher``.
@@ -366,6 +389,8 @@ def generate(
         ValueError: for a ``teacher_of`` key that is not one of the opponent entries.
     """
     from tqdm import tqdm
+
+    from training.evaluation.evaluate import pool_map
 
     tables = _tables(opponents, num_players)
     teacher_of = dict(teacher_of or {})
@@ -382,18 +407,20 @@ def generate(
     tasks = [(teachers[j], tables[j], student, num_players, DEALS_PER_TASK, int(s)) for j, s in zip(picks, seeds)]
     start = time.time()
     bar = tqdm(total=n_tasks * DEALS_PER_TASK * num_players, unit="game", disable=not progress, desc="teacher games")
-    results = []
-    if workers <= 1:
-        for t in tasks:
-            results.append(_generate(t))
-            bar.update(DEALS_PER_TASK * num_players)
-    else:
-        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-            for r in pool.map(_generate, tasks):
-                results.append(r)
-                bar.update(DEALS_PER_TASK * num_players)
-    bar.close()
+    results: list[tuple] = [()] * n_tasks
+
+    def store(i: int, result: tuple) -> None:
+        results[i] = result
+        bar.update(DEALS_PER_TASK * num_players)
+
+    try:
+        if workers <= 1:
+            for i, t in enumerate(tasks):
+                store(i, _generate(t))
+        else:  # a stop or an error ends the pool at once: the evaluations' pool (training.evaluate.pool_map)
+            pool_map(_generate, [(t,) for t in tasks], workers=workers, on_result=store)
+    finally:
+        bar.close()
     game = np.concatenate([i * DEALS_PER_TASK + r[3] for i, r in enumerate(results)])
     data = Decisions(*(np.concatenate([r[k] for r in results]) for k in range(3)), game, num_players)
     return data, time.time() - start
@@ -736,4 +763,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from training.cli import exit_on_stop
+
+    exit_on_stop(main)

@@ -39,9 +39,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
-from nothanks_env.game import BID0, DELETE0, DROP, PASS, TAKE, VALUE0, Game, RuleError, SeatView
+from nothanks_env.game import BID0, DELETE0, DROP, PASS, TAKE, VALUE0, Game, GameConfig, RuleError, SeatView
 from nothanks_env.policy import Policy
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
@@ -411,17 +411,24 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     game starts, a ``--save`` path that cannot be written or that exists (without ``--overwrite``) included."""
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
     from training.cli import check_outputs
+    from training.variants import pass_take_only, special_cards_problem
 
     parser = build_parser()
     args = parser.parse_args(argv)
     from training.specs import load_policy  # imports the baselines; kept out of module import for --help speed
 
-    def check_specs(specs: Sequence[str]) -> None:  # a spec that does not load is the error to report first
+    def refuse_count(message: str, specs: Sequence[str], config: GameConfig) -> NoReturn:
+        """Refuse a count of ``specs`` that does not fit the table; a spec that does not load is the error to
+        report first, and opponents that cannot play the preset's special cards (no count fixes that) come with
+        the count's error on its line, first."""
+        policies = []
         for spec in specs:
             try:
-                load_policy(spec)
+                policies.append(load_policy(spec))
             except (ValueError, OSError) as e:
                 parser.error(f"--opponents: {e}")
+        problem = special_cards_problem(args.preset, config, {"--opponents": pass_take_only(specs, policies)})
+        parser.error(f"{problem}; also {message}" if problem else message)
 
     if args.players is not None:
         num_players = args.players
@@ -430,10 +437,11 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     elif args.opponents:
         num_players = len(args.opponents) + 1
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-            check_specs(args.opponents)
-            parser.error(
+            refuse_count(
                 f"--opponents: expected {MIN_PLAYERS - 1}..{MAX_PLAYERS - 1} specs, one per other seat (or --players "
-                f"N for a table of N), got {len(args.opponents)}: {' '.join(args.opponents)}"
+                f"N for a table of N), got {len(args.opponents)}: {' '.join(args.opponents)}",
+                args.opponents,
+                resolve_config(preset=args.preset),  # the preset's own table: the count given has none
             )
     else:
         num_players = 3
@@ -444,10 +452,11 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         parser.error(str(e))
     specs = args.opponents or [DEFAULT_OPPONENT] * (num_players - 1)
     if len(specs) != num_players - 1:
-        check_specs(specs)
-        parser.error(
+        refuse_count(
             f"--opponents: expected {num_players - 1} specs for {num_players} players (one per other seat), got "
-            f"{len(specs)}: {' '.join(specs)}"
+            f"{len(specs)}: {' '.join(specs)}",
+            specs,
+            config,
         )
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     seat = args.seat if args.seat is not None else default_seat(seed, num_players)
@@ -460,7 +469,12 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         parser.error(f"--opponents: {e}")
     from training.evaluation.evaluate import check_plays
 
-    try:  # a pass/take policy at a special-cards table, or a special-cards network at a standard one
+    problem = special_cards_problem(
+        args.preset, config, {"--opponents": pass_take_only(specs, [opponents[i] for i in others])}
+    )
+    if problem:  # pass/take policies at a special-cards table, by flag
+        parser.error(problem)
+    try:  # a special-cards network at a standard table
         check_plays([opponents[i] for i in others], config, hint="play them with --preset wildcards")
     except ValueError as e:
         parser.error(f"--opponents: {e}")
