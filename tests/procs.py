@@ -4,6 +4,7 @@ a process still runs (Linux /proc), and a command started until its pool workers
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -49,3 +50,19 @@ def start_with_workers(cmd: list[str], cwd: Path, workers: int = 2) -> tuple[sub
     assert len(found) == workers, proc.communicate(timeout=5) if proc.poll() is not None else "no pool workers"
     time.sleep(0.5)  # work handed out and queued
     return proc, found
+
+
+def workers_left_after_kill(proc: subprocess.Popen, workers: list[int], bound: float) -> list[int]:
+    """SIGKILL ``proc`` and wait up to ``bound`` seconds for its pool ``workers`` to end; returns those still running
+    then (and kills them, so that a failing test leaves none behind)."""
+    try:
+        proc.kill()
+        proc.wait(timeout=10)
+        deadline = time.time() + bound
+        while any(alive(w) for w in workers) and time.time() < deadline:
+            time.sleep(0.05)
+        return [w for w in workers if alive(w)]
+    finally:
+        for w in workers:
+            if alive(w):
+                os.kill(w, signal.SIGKILL)

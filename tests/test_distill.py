@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from procs import alive, start_with_workers
+from procs import alive, start_with_workers, workers_left_after_kill
 
 from nothanks_env.baselines.simple import NeverTakePolicy
 from nothanks_env.game import GameConfig
@@ -496,18 +496,7 @@ def test_a_stop_ends_the_teachers_games_at_once_with_one_line_and_writes_nothing
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="finds pool workers in /proc")
 def test_the_teachers_workers_end_with_a_killed_parent(tmp_path):
     proc, workers = start_with_workers(_slow_distill(tmp_path), tmp_path)
-    try:
-        proc.kill()
-        proc.wait(timeout=10)
-        deadline = time.time() + STOP_BOUND
-        while any(alive(w) for w in workers) and time.time() < deadline:
-            time.sleep(0.05)
-        left = [w for w in workers if alive(w)]
-    finally:
-        for w in workers:  # the workers this test started, if the test fails
-            if alive(w):
-                os.kill(w, signal.SIGKILL)
-    assert left == []
+    assert workers_left_after_kill(proc, workers, STOP_BOUND) == []
 
 
 def test_two_workers_record_the_same_decisions_as_one():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from procs import alive, start_with_workers
+from procs import alive, start_with_workers, workers_left_after_kill
 
 from training import evaluate as ev
 
@@ -76,18 +76,7 @@ def test_workers_end_with_a_killed_parent(tmp_path):
     """SIGKILL (or SIGTERM without a handler) ends the command at once: its workers used to stay, blocked on the
     pool's pipes, for good."""
     proc, workers = start_with_workers(slow_games("evaluate", tmp_path), tmp_path)
-    try:
-        proc.kill()
-        proc.wait(timeout=10)
-        deadline = time.time() + STOP_BOUND
-        while any(alive(w) for w in workers) and time.time() < deadline:
-            time.sleep(0.05)
-        left = [w for w in workers if alive(w)]
-    finally:
-        for w in workers:  # the workers this test started, if the test fails
-            if alive(w):
-                os.kill(w, signal.SIGKILL)
-    assert left == []
+    assert workers_left_after_kill(proc, workers, STOP_BOUND) == []
 
 
 class _FailsInChunk:
