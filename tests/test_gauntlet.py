@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -149,6 +150,19 @@ def test_compare_markdown_bolds_the_best_and_needs_the_same_columns():
     c = gx.gauntlet(NeverTakePolicy(), num_players=3, games=3, seed=5, columns=[gx.Column(("random",))])
     with pytest.raises(ValueError, match="same columns"):
         gx.compare_markdown([a, c])
+
+
+def test_compare_markdown_bolds_every_rate_that_prints_as_the_best():
+    """Two rates 0.0001 apart print alike: both are bold, not one of two equal-looking figures."""
+    cols = [gx.Column(("always-take",))]
+    a = gx.gauntlet(NeverTakePolicy(), num_players=3, games=30, seed=5, columns=cols)
+    b = copy.deepcopy(a)
+    b.rows[0].stats.win_rate = a.rows[0].stats.win_rate - 0.0001
+    c = copy.deepcopy(a)
+    c.rows[0].stats.win_rate = a.rows[0].stats.win_rate - 0.01
+    rate = a.rows[0].stats.win_rate
+    row = gx.compare_markdown([a, b, c]).splitlines()[2]
+    assert row == f"| always-take ×2 | 30 | **{rate:.3f}** | **{rate - 0.0001:.3f}** | {rate - 0.01:.3f} |"
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import torch
 from netweights import random_weights
 
 from nothanks_env import encoding as enc
-from training.checkpoints import MLPPolicy, load_checkpoint_policy, read_metadata, save_checkpoint
+from training.checkpoints import MLPPolicy, load_checkpoint_policy, read_metadata, save_checkpoint, write_metadata
 from training.learning import merge as mg
 
 
@@ -122,3 +122,15 @@ def test_cli_refuses_outputs_that_would_lose_saved_work(tmp_path, capsys):
     assert "--members: expected at least 2 checkpoints to merge, got 1" in capsys.readouterr().err
     assert mg.main(["--members", a, str(tmp_path / "missing"), "--out", str(tmp_path / "n")]) == 2
     assert "--members: checkpoint not found" in capsys.readouterr().err
+
+
+def test_a_checkpoint_saved_before_num_actions_merges_as_the_standard_network_it_is(tmp_path):
+    """Checkpoints older than the special cards (ppo-3p-v1..v3, ppo-mixed) have no num_actions in their metadata:
+    the loader reads them as standard networks, and so does merge."""
+    _ckpt(tmp_path / "old", seed=1)
+    meta = read_metadata(tmp_path / "old")
+    del meta["num_actions"]
+    write_metadata(tmp_path / "old", meta)
+    _ckpt(tmp_path / "new", seed=2)
+    assert mg.main(["--members", str(tmp_path / "old"), str(tmp_path / "new"), "--out", str(tmp_path / "m")]) == 0
+    assert read_metadata(tmp_path / "m")["num_actions"] == 2

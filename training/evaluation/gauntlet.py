@@ -332,7 +332,7 @@ def compare_markdown(reports: Sequence[GauntletReport]) -> str:
     """Win rates of several policies side by side: one row per column, one column per policy.
 
     The reports must share their columns (in the same order) and table size; the best rate of each row is
-    in bold. Ends with the minimum and the mean rows.
+    in bold (every rate that prints as it, to three decimals). Ends with the minimum and the mean rows.
 
     Raises:
         ValueError: if the reports have different columns or player counts.
@@ -343,8 +343,8 @@ def compare_markdown(reports: Sequence[GauntletReport]) -> str:
             raise ValueError("reports: expected the same columns and player count for a side-by-side table")
 
     def cells(values: list[float]) -> str:
-        best = max(values)
-        return " | ".join(f"**{v:.3f}**" if v == best and len(values) > 1 else f"{v:.3f}" for v in values)
+        best = f"{max(values):.3f}"  # every rate that prints as the best is bold, not one of two equal-looking ones
+        return " | ".join(f"**{v:.3f}**" if f"{v:.3f}" == best and len(values) > 1 else f"{v:.3f}" for v in values)
 
     head = "| opponents | games | " + " | ".join(f"`{r.policy}`" for r in reports) + " |"
     lines = [head, "|---|---:|" + "---:|" * len(reports)]

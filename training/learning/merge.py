@@ -126,6 +126,7 @@ def merge(members: Sequence[str], out: str, mix: Sequence[float] | None = None, 
     from training.checkpoints import (
         METADATA_DIGEST,
         WEIGHTS_FILE,
+        network_sizes,
         resolve_checkpoint,
         save_checkpoint,
         verify_checkpoint,
@@ -140,8 +141,10 @@ def merge(members: Sequence[str], out: str, mix: Sequence[float] | None = None, 
     mix = [w / total for w in mix]
     paths = [resolve_checkpoint(m) for m in members]
     metas = [verify_checkpoint(p) for p in paths]
+    # what a missing key means: checkpoints older than behaviour and special cards are standard networks without it
+    absent = {"behaviour": False, "num_actions": network_sizes(False)[1]}
     for key in ("activation", "chip_memory", "behaviour", "num_actions"):
-        values = [m.get(key, False if key == "behaviour" else None) for m in metas]
+        values = [m.get(key, absent.get(key)) for m in metas]
         if len(set(map(repr, values))) != 1:
             listed = ", ".join(f"{name}: {v!r}" for name, v in zip(members, values))
             raise ValueError(f"--members: expected networks with one {key}, got {listed}")
