@@ -393,7 +393,10 @@ def init_actor_weights(cfg: Config) -> dict[str, torch.Tensor] | None:
         weights = ckpt.load_checkpoint_policy(spec).weights()
     except (OSError, ValueError) as e:
         hint = did_you_mean(spec, list(ckpt.SHIPPED)) if isinstance(e, FileNotFoundError) else ""
-        raise ConfigError(f"run.init_from: expected a checkpoint path or shipped name, got {spec!r}{hint} ({e})") from e
+        why = "no checkpoint at that path" if hint else str(e)  # a guess says enough: not the 19 shipped names
+        raise ConfigError(
+            f"run.init_from: expected a checkpoint path or shipped name, got {spec!r}{hint} ({why})"
+        ) from e
     for key, mine in (("activation", cfg.ppo.activation), ("chip_memory", cfg.env.chip_memory)):
         if meta[key] != mine:
             raise ConfigError(f"run.init_from {spec!r}: has {key}={meta[key]!r}, expected this config's {mine!r}")
