@@ -66,3 +66,19 @@ def workers_left_after_kill(proc: subprocess.Popen, workers: list[int], bound: f
         for w in workers:
             if alive(w):
                 os.kill(w, signal.SIGKILL)
+
+
+def stop_and_wait(proc: subprocess.Popen, signum: int, whole_group: bool) -> tuple[str, str, float]:
+    """Send ``signum`` to ``proc`` (``whole_group``: to its process group, as Ctrl-C in a terminal does) and wait for
+    it to end; returns its stdout, its stderr and the seconds it took (it is killed if the wait fails)."""
+    try:
+        start = time.monotonic()
+        if whole_group:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
+        out, err = proc.communicate(timeout=120)
+        return out, err, time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -1,17 +1,15 @@
 """Expert iteration's distillation step: record a teacher's decisions, fit a network to them, save it."""
 
 import json
-import os
 import re
 import signal
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from procs import alive, start_with_workers, workers_left_after_kill
+from procs import alive, start_with_workers, stop_and_wait, workers_left_after_kill
 
 from nothanks_env.baselines.simple import NeverTakePolicy
 from nothanks_env.game import GameConfig
@@ -474,17 +472,7 @@ def test_a_stop_ends_the_teachers_games_at_once_with_one_line_and_writes_nothing
     # traceback (the workers' own too, for Ctrl-C to the group); SIGTERM killed it without a word, its workers
     # playing on
     proc, workers = start_with_workers(_slow_distill(tmp_path), tmp_path)
-    try:
-        start = time.monotonic()
-        if whole_group:
-            os.killpg(proc.pid, signum)
-        else:
-            proc.send_signal(signum)
-        out, err = proc.communicate(timeout=120)
-        took = time.monotonic() - start
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err, took = stop_and_wait(proc, signum, whole_group)
     assert took < STOP_BOUND, f"{took:.1f} s"
     assert proc.returncode == 128 + signum  # 130 for Ctrl-C, 143 for SIGTERM
     assert err == f"{signal.Signals(signum).name}: stopped; nothing more is played or written\n"

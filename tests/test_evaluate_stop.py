@@ -9,7 +9,6 @@ command alone left its workers blocked for good.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from procs import alive, start_with_workers, workers_left_after_kill
+from procs import alive, start_with_workers, stop_and_wait, workers_left_after_kill
 
 from training import evaluate as ev
 
@@ -52,17 +51,7 @@ def slow_games(command: str, out: Path) -> list[str]:
 )
 def test_a_stop_ends_the_pool_at_once_with_one_line(tmp_path, command, signum, whole_group):
     proc, workers = start_with_workers(slow_games(command, tmp_path / "out"), tmp_path)
-    try:
-        start = time.monotonic()
-        if whole_group:
-            os.killpg(proc.pid, signum)
-        else:
-            proc.send_signal(signum)
-        out, err = proc.communicate(timeout=120)
-        took = time.monotonic() - start
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err, took = stop_and_wait(proc, signum, whole_group)
     name = signal.Signals(signum).name
     assert took < STOP_BOUND, f"{took:.1f} s"
     assert proc.returncode == 128 + signum  # 130 for Ctrl-C, 143 for SIGTERM, as a shell reports them
