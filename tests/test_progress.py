@@ -46,3 +46,20 @@ def test_win_postfix_names_each_table_with_its_win_rate_in_percent():
         "win[heuristic]": "63.2%",
         "win[random@4p]": "100.0%",
     }
+
+
+def test_a_resumed_bar_shows_the_last_win_rates_in_the_evaluation_s_order(tmp_path, capsys):
+    """A resumed run's bar starts with its last evaluation's win rates, as eval.opponents orders them; tqdm's
+    ``postfix=`` argument sorted them by name (heuristic before random)."""
+    from training.selfplay import main
+
+    sets = ["run.progress=true", "run.collector=inline", "run.total_timesteps=2048", "eval.every=2048"]
+    sets += ["eval.games=30", "eval.final_games=30", "eval.opponents=[random, heuristic]"]
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path), *(a for s in sets for a in ("--set", s))]) == 0
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    capsys.readouterr()
+    resume = ["--resume", str(run), "--set", "run.total_timesteps=3072", "--set", "eval.every=100000"]
+    assert main(resume) == 0
+    bars = [s.strip() for s in re.split(r"[\r\n]", capsys.readouterr().err) if "win[" in s]
+    assert bars, "no progress bar with win rates"
+    assert re.search(r"win\[random\]=[\d.]+%, win\[heuristic\]=[\d.]+%\]$", bars[0]), bars[0]

@@ -854,8 +854,10 @@ class _Callback:
                     total=planned, initial=self.model.num_timesteps, unit="step", unit_scale=True,
                     dynamic_ncols=True, disable=not cfg.run.progress, smoothing=0.05,
                     mininterval=0.1 if sys.stderr.isatty() else 60.0,  # a log file gets one line a minute
-                    postfix=win_postfix(trainer.latest_win),  # a resumed run's last evaluation, until the next
                 )  # fmt: skip
+                # a resumed run's last evaluation, until the next, in eval.opponents' order (tqdm's postfix=
+                # argument sorts the keys; set_postfix with a dict keeps them as given)
+                self.bar.set_postfix(win_postfix(trainer.latest_win), refresh=False)
                 trainer.progress_bar = self.bar  # Trainer.evaluate puts each evaluation's win rates on it
                 self.last = self.model.num_timesteps
                 self.t0, self.n0 = time.time(), self.model.num_timesteps
