@@ -20,6 +20,8 @@ def _obs(n: int = 500, size: int = enc.OBS_SIZE, seed: int = 1) -> np.ndarray:
 
 def _ckpt(path, sizes=(enc.OBS_SIZE, 16, 8, 2), seed=0, **meta):
     meta = {"activation": "relu", "chip_memory": True, "behaviour": False, "num_players": [3], **meta}
+    if meta["behaviour"]:  # a network that reads the pass/take record has that many more inputs
+        sizes = (sizes[0] + enc.BEHAVIOUR_SIZE, *sizes[1:])
     return save_checkpoint(path, random_weights(sizes, seed), meta)
 
 

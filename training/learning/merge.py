@@ -121,15 +121,12 @@ def merge(members: Sequence[str], out: str, mix: Sequence[float] | None = None, 
         ValueError: for members that cannot be merged (naming what differs), or bad weights.
         FileNotFoundError, CheckpointError: for a member that is missing or corrupted.
     """
-    from safetensors.torch import load_file
-
     from training.checkpoints import (
         METADATA_DIGEST,
-        WEIGHTS_FILE,
-        network_sizes,
+        load_checkpoint_policy,
+        read_metadata,
         resolve_checkpoint,
         save_checkpoint,
-        verify_checkpoint,
     )
 
     mix = [1.0] * len(members) if mix is None else [float(w) for w in mix]
@@ -140,21 +137,22 @@ def merge(members: Sequence[str], out: str, mix: Sequence[float] | None = None, 
         raise ValueError(f"--weights: expected finite numbers >= 0, not all 0, got {mix}")
     mix = [w / total for w in mix]
     paths = [resolve_checkpoint(m) for m in members]
-    metas = [verify_checkpoint(p) for p in paths]
-    # what a missing key means: checkpoints older than behaviour and special cards are standard networks without it
-    absent = {"behaviour": False, "num_actions": network_sizes(False)[1]}
+    # the loader verifies each checkpoint and reads its options as it plays them (an older checkpoint's missing
+    # behaviour or num_actions included)
+    nets = [load_checkpoint_policy(p) for p in paths]
+    metas = [read_metadata(p) for p in paths]
     for key in ("activation", "chip_memory", "behaviour", "num_actions"):
-        values = [m.get(key, absent.get(key)) for m in metas]
+        values = [getattr(net, key) for net in nets]
         if len(set(map(repr, values))) != 1:
             listed = ", ".join(f"{name}: {v!r}" for name, v in zip(members, values))
             raise ValueError(f"--members: expected networks with one {key}, got {listed}")
-    weights = [load_file(str(p / WEIGHTS_FILE)) for p in paths]
+    weights = [net.weights() for net in nets]
     depths = [layer_count(w) for w in weights]
     if len(set(depths)) != 1:
         listed = ", ".join(f"{name}: {d - 1} hidden" for name, d in zip(members, depths))
         raise ValueError(f"--members: expected networks with one number of hidden layers, got {listed}")
     try:
-        counts = merged_player_counts([m.get("num_players") or [] for m in metas])
+        counts = merged_player_counts([list(net.player_counts or []) for net in nets])
     except ValueError as e:
         raise ValueError(f"--{e}") from e
     merged = merge_weights(weights, mix)
@@ -174,13 +172,13 @@ def merge(members: Sequence[str], out: str, mix: Sequence[float] | None = None, 
         "weights": mix,
         "net_arch": arch,
     }
-    first = metas[0]
+    first = nets[0]
     meta: dict[str, Any] = {
         "kind": KIND,
         "num_players": counts,
-        "chip_memory": first["chip_memory"],
-        "behaviour": bool(first.get("behaviour", False)),
-        "activation": first["activation"],
+        "chip_memory": first.chip_memory,
+        "behaviour": first.behaviour,
+        "activation": first.activation,
         "net_arch": arch,
         "merged": record,
     }
