@@ -141,6 +141,64 @@ def test_bad_input_is_one_error_line_and_exit_2(main, argv, needles, tmp_path, m
     assert not (tmp_path / "o").exists() and not (tmp_path / "runs").exists()
 
 
+def _distill(argv: Sequence[str]) -> int:
+    from training.learning.distill import main
+
+    return main(list(argv))
+
+
+def _standard(flag: str, given: str = "ppo-wildcards") -> str:
+    return (
+        f"error: --preset standard: expected policies that play pass/take (its table has no special cards), got {flag} "
+        f"{given}, trained on special cards (125 actions): change {flag} or --preset (wildcards)\n"
+    )
+
+
+WILD_NET = "a network trained on special cards (125 actions)"
+
+
+@pytest.mark.parametrize(
+    ("main", "argv", "expected"),
+    [
+        (evaluate.main, ["--policy", "ppo-wildcards"], _standard("--policy")),
+        (evaluate.main, ["--policy", "heuristic", "--opponents", "ppo-wildcards"], _standard("--opponents")),
+        (gauntlet.main, ["--players", "3", "--policy", "ppo-wildcards"], _standard("--policy")),
+        (gauntlet.main, ["--policy", "heuristic", "--columns", "random", "random+ppo-wildcards"],
+         _standard("--columns", "random+ppo-wildcards")),
+        (tournament.main, ["--policies", "random", "ppo-wildcards", "heuristic", "--out", "o"],
+         _standard("--policies")),
+        (_play, ["--opponents", "heuristic", "ppo-wildcards"], _standard("--opponents")),
+        (exploit.main, ["--victim", "ppo-wildcards", "--players", "3", "--timesteps", "4096", "--eval-points", "1"],
+         "error: --victim: expected a policy that plays pass/take (the probe's table has no special cards), got "
+         f"'ppo-wildcards', {WILD_NET}\n"),
+        (_distill, ["--teacher", "ppo-wildcards", "--student", "ppo-3p", "--out", "o"],
+         f"error: --teacher: expected a policy that plays pass/take (distillation plays standard tables), got "
+         f"'ppo-wildcards', {WILD_NET}\n"),
+        (_distill, ["--teacher", "heuristic", "--student", "ppo-wildcards", "--out", "o"],
+         f"error: --student: expected a policy that plays pass/take (distillation plays standard tables), got "
+         f"'ppo-wildcards', {WILD_NET}\n"),
+        (selfplay.main, ["--set", "eval.opponents=[heuristic, ppo-wildcards]"],
+         "eval.opponents: 'ppo-wildcards': expected a policy that plays pass/take (game.special_cards is empty), got "
+         "a network trained on special cards (125 actions): set game.special_cards (configs/selfplay_wildcards.yaml) "
+         "or use another spec\n"),
+        (selfplay.main, ["--set", "pool.scripted={heuristic: 1.0, ppo-wildcards: 1.0}"],
+         "pool.scripted: 'ppo-wildcards': expected a policy that plays pass/take"),
+    ],
+    ids=lambda x: getattr(x, "__name__", None) if callable(x) else None,
+)  # fmt: skip
+def test_a_special_cards_network_at_a_standard_table_is_refused_by_flag(main, argv, expected, tmp_path, monkeypatch):
+    # before: a traceback from the collector (pool.scripted, --victim) or from the first evaluation
+    # (eval.opponents), and "error: policies: ..." naming no flag elsewhere
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(main, argv)
+    assert_refused(code, err)
+    if expected.startswith("error: "):  # the whole line
+        assert err == expected
+    else:  # selfplay's line starts with the config's name and overrides
+        assert err.startswith("error: invalid config ") and expected in err, err
+    assert list(tmp_path.iterdir()) == []  # no run folder, no output
+
+
 PRESET_LIST = "['match3', 'open_removed', 'six_player_one_removed', 'standard', 'visible_chips', 'wildcards']"
 
 

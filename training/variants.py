@@ -7,7 +7,9 @@ then the overrides given on the command line (``--players``, ``--deals``, ``--op
 
 A preset with the house special cards (``wildcards``) is played only by policies with ``plays_special_cards``:
 :func:`special_card_players` says which the package offers, and :func:`special_cards_problem` words every
-command's refusal of the others the same way (naming them, who can play, and the flag to change).
+command's refusal of the others the same way (naming them, who can play, and the flag to change). A network trained
+on them (125 actions) plays no table without them: :func:`standard_table_problem` words that refusal, and
+:func:`table_problem` gives whichever of the two applies.
 
 Example:
     >>> import argparse
@@ -148,6 +150,68 @@ def special_cards_problem(
         f"--preset {preset}: expected policies that play its special cards ({special_cards_who(config.num_players)}), "
         f"got {got}, which play{'s' if one else ''} only pass/take: change {flags} or --preset"
     )
+
+
+def special_cards_only_specs(specs: Sequence[str], policies: Sequence[object]) -> list[str]:
+    """The specs (each once, in order) whose policies (``policies[i]`` loaded from ``specs[i]``) play only tables with
+    special cards (a network trained on them): what :func:`standard_table_problem` names under their flag."""
+    from nothanks_env.policy import special_cards_only
+
+    return list(dict.fromkeys(s for s, p in zip(specs, policies, strict=True) if special_cards_only(p)))
+
+
+def special_card_presets() -> list[str]:
+    """The presets whose tables have special cards, e.g. ``["wildcards"]``, read from :data:`PRESETS`."""
+    return sorted(name for name, values in PRESETS.items() if values.get("special_cards"))
+
+
+def standard_table_problem(
+    preset: str, config: GameConfig, unable: Mapping[str, Sequence[str]], *, described: Mapping[str, str] | None = None
+) -> str | None:
+    """The one-line refusal of networks trained on special cards at a table without them, or None when there are
+    none (or ``config`` has special cards): who cannot play, and the flag or preset to change.
+
+    Args:
+        preset: the ``--preset`` given (e.g. ``standard``).
+        config: the rules it resolved to.
+        unable: flag -> the specs given with it (as typed) that play only special cards; flags with none are left out.
+        described: flag -> how to name its specs instead of the flag (see :func:`special_cards_problem`).
+
+    Example:
+        >>> from nothanks_env.presets import get_preset
+        >>> text = standard_table_problem("standard", get_preset("standard"), {"--opponents": ["ppo-wildcards"]})
+        >>> text.endswith("got --opponents ppo-wildcards, trained on special cards (125 actions): change --opponents "
+        ...               "or --preset (wildcards)")
+        True
+    """
+    from nothanks_env.game import NUM_SPECIAL_ACTIONS
+
+    given = {flag: list(specs) for flag, specs in unable.items() if specs}
+    if config.special_cards or not given:
+        return None
+    described = described or {}
+    got = " and ".join(f"{described.get(flag, flag)} {' '.join(specs)}" for flag, specs in given.items())
+    return (
+        f"--preset {preset}: expected policies that play pass/take (its table has no special cards), got {got}, "
+        f"trained on special cards ({NUM_SPECIAL_ACTIONS} actions): change {', '.join(given)} or --preset "
+        f"({', '.join(special_card_presets())})"
+    )
+
+
+def table_problem(
+    preset: str, config: GameConfig, given: Mapping[str, tuple[Sequence[str], Sequence[object]]]
+) -> str | None:
+    """Every command's refusal of policies that cannot play ``config`` (:func:`special_cards_problem` at a table with
+    special cards, :func:`standard_table_problem` at one without), or None.
+
+    Args:
+        preset: the ``--preset`` given.
+        config: the rules it resolved to.
+        given: flag -> (the specs given with it, as typed; the policies loaded from them, in the same order).
+    """
+    if config.special_cards:
+        return special_cards_problem(preset, config, {f: pass_take_only(s, p) for f, (s, p) in given.items()})
+    return standard_table_problem(preset, config, {f: special_cards_only_specs(s, p) for f, (s, p) in given.items()})
 
 
 def special_cards_who(num_players: int | None = None) -> str:

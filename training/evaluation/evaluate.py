@@ -80,10 +80,9 @@ from nothanks_env.table import act_grouped
 from nothanks_env.vector import VectorGame, deal_cards, deal_matches  # noqa: F401 - deal_cards re-exported
 from training.variants import (
     add_variant_arguments,
-    pass_take_only,
     plays_special_cards,
-    special_cards_problem,
     special_cards_who,
+    table_problem,
     variant_config,
 )
 
@@ -190,7 +189,7 @@ def check_plays(
     with ``plays_special_cards``: :func:`training.variants.special_card_players` names those offered; a network
     trained on them, with its 125 actions, plays no standard table).
 
-    The command lines refuse such policies first, by flag (:func:`training.variants.special_cards_problem`).
+    The command lines refuse such policies first, by flag (:func:`training.variants.table_problem`).
 
     Args:
         policies: the policies to check, named in the message by their ``name``.
@@ -978,9 +977,8 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
         candidates = [load_spec(load_policy, "--policy", s, num_players=config.num_players) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
         label_policies([*candidates, *opponents], [*args.policy, *args.opponents])  # not best and best#2
-        unable = {"--policy": pass_take_only(args.policy, candidates)}
-        unable["--opponents"] = pass_take_only(args.opponents, opponents)
-        problem = special_cards_problem(args.preset, config, unable)  # plan_matchup's check_plays names no flag
+        given = {"--policy": (args.policy, candidates), "--opponents": (args.opponents, opponents)}
+        problem = table_problem(args.preset, config, given)  # plan_matchup's check_plays names no flag
         if problem:
             raise ValueError(problem)
         n = config.num_players

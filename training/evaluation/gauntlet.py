@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from nothanks_env.game import GameConfig
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, special_cards_only
 from nothanks_env.specs import _holds_checkpoint
 from training.cli import Parser, add_overwrite_argument, check_outputs, int_in
 from training.evaluation.evaluate import PolicyStats, label_policies, plan_matchup, rounded_games, run_many
@@ -53,7 +53,9 @@ from training.variants import (
     pass_take_only,
     plays_special_cards,
     special_card_players,
+    special_cards_only_specs,
     special_cards_problem,
+    standard_table_problem,
     variant_config,
 )
 
@@ -532,25 +534,30 @@ def _check_args(args: argparse.Namespace) -> None:
 def special_cards_refusal(
     args: argparse.Namespace, config: GameConfig, candidates: Sequence[Policy], columns: Sequence[Column]
 ) -> str | None:
-    """The command line's refusal of policies and columns that cannot play ``config``'s special cards, naming every
-    such ``--policy`` and column (a column cannot when one of its specs cannot), or None
-    (:func:`training.variants.special_cards_problem`). The example given is the columns that can play, else the
-    policies that do."""
-    if not config.special_cards:
-        return None
+    """The command line's refusal of policies and columns that cannot play ``config``, naming every such ``--policy``
+    and column (a column cannot when one of its specs cannot), or None: pass/take policies at a table with special
+    cards (:func:`training.variants.special_cards_problem`; the example given is the columns that can play, else the
+    policies that do) and networks trained on special cards at one without
+    (:func:`training.variants.standard_table_problem`)."""
     from training.specs import load_policy
 
+    special = bool(config.special_cards)
     built: dict[str, bool] = {}
 
     def plays(spec: str) -> bool:
         if spec not in built:
-            built[spec] = plays_special_cards(load_policy(spec, num_players=config.num_players))
+            policy = load_policy(spec, num_players=config.num_players)
+            built[spec] = plays_special_cards(policy) if special else not special_cards_only(policy)
         return built[spec]
 
-    policies = pass_take_only(args.policy, candidates)
-    unable = [c for c in columns if not all(plays(s) for s in c.opponents)]
-    able = [c.label for c in columns if c not in unable] or special_card_players(config.num_players)
+    typed = special or args.columns  # the default sets are scripted bots: each plays a standard table
+    unable = [c for c in columns if typed and not all(plays(s) for s in c.opponents)]
     labels, described = [c.label for c in unable], {}
+    if not special:
+        policies = special_cards_only_specs(args.policy, candidates)
+        return standard_table_problem(args.preset, config, {"--policy": policies, "--columns": labels})
+    policies = pass_take_only(args.policy, candidates)
+    able = [c.label for c in columns if c not in unable] or special_card_players(config.num_players)
     if not args.columns:  # the default set, not typed: named as tables name it (ChipRich), counted
         which = "held-out" if args.heldout else "standard"
         labels = ["+".join(short_name(s) for s in c.opponents) for c in unable]

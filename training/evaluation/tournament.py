@@ -52,7 +52,7 @@ from training.evaluation.evaluate import (
     unique_names,
     write_stats_csv,
 )
-from training.variants import add_variant_arguments, pass_take_only, special_cards_problem, variant_config
+from training.variants import add_variant_arguments, table_problem, variant_config
 
 OUTPUT_FILES: tuple[str, ...] = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "ratings.png")
 """The files :meth:`TournamentResult.write` writes into ``--out``."""
@@ -276,10 +276,9 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
         label_policies(pool, args.policies)  # two checkpoints named best: by their paths, not best and best#2
         if len(pool) < n:
             raise ValueError(f"--policies: expected at least {n} specs for {n}-player tables, got {len(pool)}")
-        problem = special_cards_problem(args.preset, config, {"--policies": pass_take_only(args.policies, pool)})
-        if problem:  # pass/take policies at a special-cards table, by flag
+        problem = table_problem(args.preset, config, {"--policies": (args.policies, pool)})
+        if problem:  # pass/take policies at a special-cards table, or special-cards networks at a standard one
             raise ValueError(problem)
-        check_plays(pool, config)  # e.g. a checkpoint at a wildcards table: refused before any game
         if args.ray is not None:
             connect(args.ray, num_cpus=args.workers)
     except (ValueError, OSError, ImportError) as e:

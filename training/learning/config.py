@@ -439,9 +439,10 @@ def check_policy_specs(game: GameSection, specs: Mapping[str, Sequence[str]]) ->
 
     Raises:
         ValueError: naming the key, for a held-out bot (:func:`training.evaluation.heldout.refuse_heldout`), a
-            spec that does not build (:func:`nothanks_env.specs.load_policy`'s message), or a pass/take-only
-            policy in a game with special cards.
+            spec that does not build (:func:`nothanks_env.specs.load_policy`'s message), a pass/take-only
+            policy in a game with special cards, or a network trained on special cards in a game without them.
     """
+    from nothanks_env.policy import special_cards_only
     from nothanks_env.specs import load_policy
     from training.evaluation.heldout import refuse_heldout
 
@@ -458,6 +459,12 @@ def check_policy_specs(game: GameSection, specs: Mapping[str, Sequence[str]]) ->
                         f"{where}: {spec!r}: expected a policy that plays special cards (random, heuristic or "
                         f"a checkpoint trained on them) for game.special_cards {game.special_cards}, "
                         "got one that plays only pass/take"
+                    )
+                if not game.special_cards and special_cards_only(pol):
+                    raise ValueError(
+                        f"{where}: {spec!r}: expected a policy that plays pass/take (game.special_cards is empty), "
+                        f"got a network trained on special cards ({pol.num_actions} actions): set game.special_cards "
+                        "(configs/selfplay_wildcards.yaml) or use another spec"
                     )
 
 

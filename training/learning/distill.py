@@ -57,7 +57,7 @@ import numpy as np
 
 from nothanks_env.encoding import encode_batch
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, special_cards_only
 from nothanks_env.vector import BatchView, deal_matches
 from training.cli import (
     DefaultsFormatter,
@@ -707,11 +707,24 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def standard_table_policy(flag: str, spec: str, num_players: int | None) -> Policy:
+    """The policy ``spec`` names, loaded at ``num_players`` (None: any; a load error names ``flag``), refused when it
+    is a network trained on special cards: distillation plays standard tables only."""
+    from nothanks_env.specs import load_policy
+    from training.cli import load_spec
+
+    policy = load_spec(load_policy, flag, spec, num_players=num_players)
+    if special_cards_only(policy):
+        raise ValueError(
+            f"{flag}: expected a policy that plays pass/take (distillation plays standard tables), got {spec!r}, "
+            f"a network trained on special cards ({policy.num_actions} actions)"
+        )
+    return policy
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input)."""
-    from nothanks_env.specs import load_policy
     from training.checkpoints import CheckpointError, resolve_checkpoint
-    from training.cli import load_spec
 
     try:
         args = build_parser().parse_args(argv)
@@ -725,19 +738,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             resolve_checkpoint(args.student)
         except (FileNotFoundError, CheckpointError) as e:
             raise ValueError(f"--student: {e}") from e
+        standard_table_policy("--student", args.student, None)  # its table sizes: those of the data it fits
         if args.load_data is None:  # the teacher plays: check every spec it meets before the first game
             if args.teacher is None:
                 raise ValueError("--teacher: expected a policy spec (needed unless --load-data), got none")
-            load_spec(load_policy, "--teacher", args.teacher, num_players=args.players)
+            standard_table_policy("--teacher", args.teacher, args.players)
             for table, spec in args.teacher_of:
                 if table not in args.opponents:
                     raise ValueError(
                         f"--teacher-of: expected a table among --opponents {args.opponents}, got {table!r}"
                     )
-                load_spec(load_policy, "--teacher-of", spec, num_players=args.players)
+                standard_table_policy("--teacher-of", spec, args.players)
             for table in _tables(args.opponents, args.players):
                 for spec in table:
-                    load_spec(load_policy, "--opponents", spec, num_players=args.players)
+                    standard_table_policy("--opponents", spec, args.players)
         summary = distill(args)
     except (ValueError, CheckpointError) as e:
         print("error: " + str(e).replace("\n", " "), file=sys.stderr)

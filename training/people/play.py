@@ -411,7 +411,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     game starts, a ``--save`` path that cannot be written or that exists (without ``--overwrite``) included."""
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
     from training.cli import check_outputs
-    from training.variants import pass_take_only, special_cards_problem
+    from training.variants import table_problem
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -427,7 +427,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
                 policies.append(load_policy(spec))
             except (ValueError, OSError) as e:
                 parser.error(f"--opponents: {e}")
-        problem = special_cards_problem(args.preset, config, {"--opponents": pass_take_only(specs, policies)})
+        problem = table_problem(args.preset, config, {"--opponents": (specs, policies)})
         parser.error(f"{problem}; also {message}" if problem else message)
 
     if args.players is not None:
@@ -467,17 +467,9 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         opponents = {i: load_policy(s, num_players=num_players, seed=seed + 1 + i) for i, s in zip(others, specs)}
     except (ValueError, OSError) as e:
         parser.error(f"--opponents: {e}")
-    from training.evaluation.evaluate import check_plays
-
-    problem = special_cards_problem(
-        args.preset, config, {"--opponents": pass_take_only(specs, [opponents[i] for i in others])}
-    )
-    if problem:  # pass/take policies at a special-cards table, by flag
+    problem = table_problem(args.preset, config, {"--opponents": (specs, [opponents[i] for i in others])})
+    if problem:  # pass/take policies at a special-cards table, or special-cards networks at a standard one
         parser.error(problem)
-    try:  # a special-cards network at a standard table
-        check_plays([opponents[i] for i in others], config, hint="play them with --preset wildcards")
-    except ValueError as e:
-        parser.error(f"--opponents: {e}")
     agents = [HUMAN] * num_players
     for i, s in zip(others, specs):
         agents[i] = s
