@@ -599,3 +599,14 @@ def test_a_sweep_searches_a_quoted_key_and_its_set_reaches_a_search_key(tmp_path
     with pytest.raises(ConfigError) as e:
         load_sweep(path, ['space."ppo.ent_coef".grid=[0.0, x]'])
     assert str(e.value).startswith('space."ppo.ent_coef": invalid config')
+
+
+def test_load_config_names_the_overrides_as_the_caller_says():
+    # the benchmark names its own overrides apart from the user's; it rewrote the message by string replacement
+    with pytest.raises(ConfigError) as e:
+        load_config(None, ["ppo.batch_size=0"], overrides_said=" with the tool's own ppo.batch_size=0 (why)")
+    assert str(e.value).endswith(
+        "selfplay.yaml with the tool's own ppo.batch_size=0 (why): ppo.batch_size: expected an int >= 2, got 0"
+    )
+    with pytest.raises(ConfigError, match=r"selfplay.yaml with overrides \['ppo.batch_size=0'\]: ppo.batch_size"):
+        load_config(None, ["ppo.batch_size=0"])

@@ -269,14 +269,13 @@ def selfplay_config(opts: dict[str, Any]) -> Config:
         own[f"pool.max_snapshots={opts['snapshots']}"] = f"--snapshots {opts['snapshots']}"
     if opts["pool"] == "snapshots":
         own["pool.snapshot_weight=1.0"] = "--pool snapshots"  # every opponent seat is a snapshot
-    sets = [*opts["set"], *own]
-    try:
-        return load_config(opts["config"], sets)
-    except ConfigError as e:  # name the user's --set list alone, and the benchmark's own overrides apart
-        said = f" with overrides {sets}"
+    said = None  # an error names the user's --set list alone, and the benchmark's own overrides apart
+    if own:
         mine = ", ".join(f"{item} ({why})" for item, why in own.items())
-        user = f" with overrides {list(opts['set'])} and" if opts["set"] else " with"
-        raise ConfigError(str(e).replace(said, f"{user} the benchmark's own overrides {mine}", 1)) from None
+        said = (
+            f" with overrides {list(opts['set'])} and" if opts["set"] else " with"
+        ) + f" the benchmark's own overrides {mine}"
+    return load_config(opts["config"], [*opts["set"], *own], overrides_said=said)
 
 
 def describe_config(cfg: Config, opts: dict[str, Any]) -> str:

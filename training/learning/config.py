@@ -842,6 +842,7 @@ def load_config(
     model: type[M] = Config,
     *,
     default: Path = DEFAULT_CONFIG,
+    overrides_said: str | None = None,
 ) -> M:
     """Read a YAML config, apply ``overrides`` (``KEY.PATH=VALUE``) and validate.
 
@@ -851,6 +852,8 @@ def load_config(
         model: the pydantic model to validate into (:class:`Config` for ``training.selfplay``; other entry
             points pass theirs, e.g. :class:`training.rllib_selfplay.RLlibConfig`).
         default: the file read when ``path`` is ``None`` (:data:`DEFAULT_CONFIG`).
+        overrides_said: how a validation error names the overrides after the file's path (default
+            ``" with overrides [...]"``), e.g. to tell the user's apart from a tool's own.
 
     Raises:
         ConfigError: if the path is empty, the file is missing, not UTF-8 text, empty or not a YAML mapping, or
@@ -877,7 +880,9 @@ def load_config(
         raise ConfigError(f"config file {path}: expected a mapping of config sections, got an empty file")
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path}: expected a mapping of sections, got {type(data).__name__}")
-    source = str(path) + (f" with overrides {overrides}" if overrides else "")
+    if overrides_said is None:
+        overrides_said = f" with overrides {overrides}" if overrides else ""
+    source = str(path) + overrides_said
     merged = _merge(data, parse_overrides(overrides or []))
     try:
         return config_from_dict(merged, source=source, model=model)
