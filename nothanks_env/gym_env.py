@@ -22,10 +22,10 @@ from gymnasium import spaces
 
 from nothanks_env import encoding as enc
 from nothanks_env.env import ILLEGAL_REWARD, RENDER_MODES, REWARD_MODES, observation_bounds, parse_deals
-from nothanks_env.game import Game, GameConfig, IllegalActionError, RuleError, validate_deals
+from nothanks_env.game import NUM_SPECIAL_ACTIONS, Game, GameConfig, IllegalActionError, RuleError, validate_deals
 from nothanks_env.observer import ObservationTable
 from nothanks_env.outcome import ranks_and_winners, reward_values
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, special_cards_only
 from nothanks_env.presets import resolve_config
 from nothanks_env.render import render_table
 from nothanks_env.table import MAX_UNPLAYED
@@ -80,6 +80,30 @@ def resolve_opponents(opponents: OpponentArg, num_players: int) -> list[Policy]:
             f"got {got}"
         )
     return [_policy(o, num_players, f"opponents[{k}]") for k, o in enumerate(opponents)]
+
+
+def check_opponents(opponents: Sequence[Policy], config: GameConfig) -> None:
+    """Refuse opponents that cannot play ``config``: pass/take-only policies at a table with special cards, and
+    networks trained on special cards (125 actions) at one without.
+
+    Raises:
+        RuleError: naming every such opponent, what was expected and what they play.
+    """
+    names = [getattr(p, "name", type(p).__name__) for p in opponents]
+    if config.special_cards:
+        unable = [n for n, p in zip(names, opponents) if not getattr(p, "plays_special_cards", False)]
+        if unable:
+            raise RuleError(
+                f"opponents: expected policies that play special cards for {list(config.special_cards)} "
+                f"(random, heuristic, or a checkpoint trained on them), got {unable} that play only pass/take"
+            )
+        return
+    unable = [n for n, p in zip(names, opponents) if special_cards_only(p)]
+    if unable:
+        raise RuleError(
+            f"opponents: expected policies that play pass/take (the table has no special cards), got {unable} "
+            f"trained on special cards ({NUM_SPECIAL_ACTIONS} actions)"
+        )
 
 
 def _policy(item: str | Policy, num_players: int, what: str) -> Policy:
@@ -231,13 +255,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         low, high = observation_bounds(self.config, behaviour)
         self._special = bool(self.config.special_cards)
-        if self._special:
-            unable = [p.name for p in self.opponents if not getattr(p, "plays_special_cards", False)]
-            if unable:
-                raise RuleError(
-                    f"opponents: expected policies that play special cards for {list(self.config.special_cards)} "
-                    f"(random, heuristic, or a checkpoint trained on them), got {unable} that play only pass/take"
-                )
+        check_opponents(self.opponents, self.config)
         self.observation_space = spaces.Box(low, high, (len(low),), np.float32)
         self.action_space = spaces.Discrete(self.config.num_actions)
         self.game = Game(self.config)

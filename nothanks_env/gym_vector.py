@@ -33,6 +33,7 @@ from nothanks_env.game import PASS, TAKE, Game, GameConfig, IllegalActionError, 
 from nothanks_env.gym_env import (
     SEED_BOUND,
     OpponentArg,
+    check_opponents,
     check_options,
     draw_learner_seat,
     end_info,
@@ -155,6 +156,7 @@ class NoThanksVectorEnv(VectorEnv):
         # Opponent instances: one shared per deterministic policy, one copy per sub-env per stochastic one
         # (unless opponent_rng="shared"). A sub-env seeds its stochastic opponents as a single env does.
         base = resolve_opponents(opponents, n)
+        check_opponents(base, cfg)
         self.policies: list[Policy] = []
         """Every opponent instance; the ids of the table index this list."""
         self.slot_ids = np.zeros((self.num_envs, n - 1), dtype=np.int64)

@@ -198,6 +198,17 @@ def test_search_worlds_start_from_the_view_records():
         assert (first[:, seat] == view.behaviour[0, seat]).all()
     assert not SearchPolicy(iters=4, seed=0)._world_game(view.config, 8).record_behaviour
 
+    # a search over such a policy reads the records too: a search over it keeps them in its worlds (it played its
+    # worlds without them, and the inner policy's encoder failed mid-game: "view.behaviour: expected every seat's
+    # record", e.g. search:model=best-3p)
+    seen.clear()
+    inner = SearchPolicy(iters=1, rollout=Recorder(), seed=0)
+    outer = SearchPolicy(iters=2, rollout=inner, seed=0)
+    assert inner.behaviour and outer.behaviour and not SearchPolicy().behaviour
+    outer.act_batch(view)
+    assert len(seen) > 3 and all(b is not None and b.shape[1:] == (3, 6) for b in seen)
+    assert outer._world_game(view.config, 8).record_behaviour
+
 
 def test_records_can_be_switched_off_and_then_are_not_read_silently():
     vg = VectorGame(GameConfig(num_players=3), 8, seed=0, record_behaviour=False)
@@ -223,6 +234,7 @@ def test_self_play_keeps_records_only_when_someone_reads_them():
     assert tables(False, "heuristic") == [False]
     assert tables(True, "heuristic") == [True]
     assert tables(False, "ppo-3p") == [True]  # a pool member that reads them
+    assert tables(False, "search:iters=1,rollout=ppo-3p") == [True]  # or one whose rollout does
 
 
 def test_threshold_range_is_what_a_threshold_bot_could_have_done():

@@ -106,6 +106,20 @@ def test_wildcards_observation_is_the_reference_encoding_and_bad_opponents_are_r
         SingleAgentEnv(preset="wildcards", opponents=["heuristic", "threshold"])
 
 
+def test_a_network_trained_on_special_cards_is_refused_as_an_opponent_at_a_standard_table():
+    # the single env built and reset, then failed mid-episode; the vector env died with a torch shape error
+    from nothanks_env.gym_vector import NoThanksVectorEnv
+
+    message = (
+        r"opponents: expected policies that play pass/take \(the table has no special cards\), got "
+        r"\['ppo-wildcards'\] trained on special cards \(125 actions\)"
+    )
+    with pytest.raises(RuleError, match=message):
+        SingleAgentEnv(opponents=["heuristic", "ppo-wildcards"])
+    with pytest.raises(RuleError, match=message.replace("'\\]", "', 'ppo-wildcards'\\]")):
+        NoThanksVectorEnv(4, opponents="ppo-wildcards")
+
+
 @pytest.mark.parametrize("mode", ["raise", "penalty"])
 def test_an_illegal_wildcards_action_raises_or_ends_the_episode_with_the_penalty(mode):
     env = SingleAgentEnv(preset="wildcards", opponents="heuristic", illegal_action=mode)

@@ -257,3 +257,27 @@ def test_versions_are_folded_into_ranges_only_where_they_run():
     assert specs._versions_listed(["a", "a-v1", "a-v3", "c-v2"]) == "a, c-v2; older versions a-v1, a-v3"
     assert specs._versions_listed(["a", "a-v1"]) == "a; older versions a-v1"
     assert specs._versions_listed(["a", "b"]) == "a, b"
+
+
+def test_a_search_over_a_special_cards_network_is_refused_when_the_spec_loads():
+    # it loaded, then failed mid-game with the network's own error (a traceback from evaluate, a half-made run
+    # folder from selfplay and exploit, an HTTP 500 from serve)
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("search:iters=2,rollout=ppo-wildcards")
+    assert str(e.value).endswith(
+        "rollout: expected a policy that plays pass/take (the search plays tables without special cards), got "
+        "'ppo-wildcards', a network trained on special cards (125 actions)"
+    )
+    with pytest.raises(ValueError, match=r"model: expected a policy that plays pass/take"):
+        specs.load_policy("search:model=ppo-wildcards")
+
+
+def test_a_search_plays_the_table_sizes_of_its_rollout_and_model():
+    from nothanks_env.policy import supported_player_counts
+
+    # serve listed search:rollout=ppo-3p as playing any size, then failed with HTTP 500 at 4 players
+    assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-3p")) == (3,)
+    assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-mixed,model=ppo-4p")) == (4, 5)
+    assert supported_player_counts(specs.load_policy("search:iters=2")) is None  # the heuristic plays any
+    with pytest.raises(ValueError, match=r"expected a policy for 4 players, got one trained for \[3\] players"):
+        specs.load_policy("search:iters=2,rollout=ppo-3p", num_players=4)

@@ -50,7 +50,7 @@ from nothanks_env.baselines.simple import forced, own_take_delta
 from nothanks_env.encoding import encode_batch
 from nothanks_env.game import BEHAVIOUR_FIELDS, PASS, TAKE, GameConfig
 from nothanks_env.outcome import PENALTY_DIFF_SCALE, reward_values_batch, win_shares
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, special_cards_only, supported_player_counts
 from nothanks_env.vector import BatchView, VectorGame
 
 
@@ -77,7 +77,8 @@ class SearchPolicy(Policy):
         seed: seed of :attr:`rng`, which draws every world.
 
     Raises:
-        ValueError: if ``iters < 1`` or ``model_T`` is not ``(low, high)`` with ``low <= high``.
+        ValueError: if ``iters < 1``, ``model_T`` is not ``(low, high)`` with ``low <= high``, the rollout or model
+            policy is a network trained on special cards, or the two play no table size in common.
     """
 
     DEFAULT_ITERS = 32
@@ -112,8 +113,28 @@ class SearchPolicy(Policy):
         self.max_worlds = max_worlds
         self.confident = confident
         self.fit_T = fit_T
+        for key, pol in (("rollout", rollout), ("model", model)):
+            if pol is not None and special_cards_only(pol):
+                raise ValueError(
+                    f"{key}: expected a policy that plays pass/take (the search plays tables without special cards), "
+                    f"got {getattr(pol, 'name', type(pol).__name__)!r}, a network trained on special cards "
+                    f"({getattr(pol, 'num_actions', '?')} actions)"
+                )
         self.rollout = rollout if rollout is not None else HeuristicPolicy()
         self.model = model if model is not None else self.rollout
+        self.behaviour = any(bool(getattr(pol, "behaviour", False)) for pol in (self.rollout, self.model))
+        """Whether its rollout or model policy reads the pass/take records (a network with ``behaviour``, or a search
+        over one): the worlds it plays out then keep them, and so must the games it plays in."""
+        counts = [c for c in map(supported_player_counts, (self.rollout, self.model)) if c is not None]
+        if counts:
+            both = sorted(set(counts[0]).intersection(*counts[1:]))
+            if not both:
+                raise ValueError(
+                    f"model: expected a policy for a table size the rollout plays ({list(counts[0])}), got one for "
+                    f"{list(counts[-1])} players"
+                )
+            self.player_counts = tuple(both)
+            """The table sizes both its rollout and model policies play (set only when either declares some)."""
         given = dict(iters=iters, chip_memory=chip_memory, margin_weight=margin_weight, p_model=p_model)
         given |= dict(min_z=min_z, model_T=model_T, confident=confident, fit_T=fit_T)
         defaults = {k: p.default for k, p in inspect.signature(SearchPolicy).parameters.items()}
@@ -156,8 +177,7 @@ class SearchPolicy(Policy):
         """A cached VectorGame with at least ``n`` games (a power of two, so that few sizes are built)."""
         key = (config, 1 << max(n - 1, 0).bit_length())
         if key not in self._games:
-            reads = any(getattr(pol, "behaviour", False) for pol in (self.rollout, self.model))
-            self._games[key] = VectorGame(config, key[1], seed=0, record_behaviour=reads)  # records cost time
+            self._games[key] = VectorGame(config, key[1], seed=0, record_behaviour=self.behaviour)  # records cost time
         return self._games[key]
 
     def _draw_T(self, view: BatchView, idx: np.ndarray) -> np.ndarray:
