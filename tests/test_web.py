@@ -165,7 +165,8 @@ def test_policies_and_presets_are_listed(catalog):
     policies = {p["spec"]: p for p in client.get("/api/policies").json()}
     assert list(policies)[:5] == ["random", "never-take", "threshold", "heuristic", "search"]
     assert policies["ppo-3p"]["kind"] == "agent" and policies["ppo-3p"]["num_players"] == 3
-    assert policies["ppo-mixed"]["num_players"] is None
+    assert policies["ppo-mixed"]["num_players"] is None and policies["ppo-mixed"]["player_counts"] == [3, 4, 5]
+    assert policies["ppo-3p"]["player_counts"] == [3] and policies["heuristic"]["player_counts"] is None
     assert policies["threshold:T=5"]["kind"] == "custom"
     assert policies["never-take"]["description"].startswith('"No thanks!" until forced')
     presets = {p["name"]: p for p in client.get("/api/presets").json()}
@@ -217,6 +218,11 @@ def assert_error(response, status: int, *fragments: str) -> None:
         ({"opponents": ["random", "random"], "seat": 3}, ["seat: expected an int in 0..2 or null", "got 3"]),
         ({"opponents": ["random", "random"], "preset": "chess"}, ["preset: expected one of [", "got 'chess'"]),
         ({"players": 4, "opponents": ["ppo-3p"] * 3}, ["opponents[0]: 'ppo-3p' plays 3 players only, got a 4-player"]),
+        # it was listed as playing any size, and a 6-player game with it was an HTTP 500
+        (
+            {"players": 6, "opponents": ["ppo-mixed"] * 5},
+            ["opponents[0]: 'ppo-mixed' plays 3, 4 or 5 players only, got a 6-player table"],
+        ),
         ({"opponents": ["random", "random"], "colour": "red"}, ['colour: expected no such field, got "red"']),
         ({"players": "three", "opponents": []}, ["players: expected a valid integer", 'got "three"']),
         ({}, ["opponents: expected a value (required), got none"]),
@@ -661,3 +667,15 @@ def test_wildcards_games_refuse_pass_take_policies_and_matches_replay(catalog):
     assert bids  # the two special cards were auctioned (unless both were removed) and named in the replay
     r = client.post("/api/replay", json={"record": record, "step": 0, "policy": "heuristic"})
     assert_error(r, 422, "policy: expected null for a record with special cards")
+
+
+def test_a_search_over_a_network_is_offered_at_that_networks_table_sizes_only():
+    # a search over ppo-3p was listed with num_players null; a 4-player game with it was an HTTP 500
+    client = make_client(PolicyCatalog(extra=["search:iters=1,rollout=ppo-3p"], shipped=[]))
+    listed = {p["spec"]: p for p in client.get("/api/policies").json()}
+    assert listed["search:iters=1,rollout=ppo-3p"]["player_counts"] == [3]
+    body = {"players": 4, "opponents": ["search:iters=1,rollout=ppo-3p"] * 3}
+    assert_error(
+        client.post("/api/games", json=body), 422,
+        "opponents[0]: 'search:iters=1,rollout=ppo-3p' plays 3 players only, got a 4-player table",
+    )  # fmt: skip

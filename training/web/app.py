@@ -99,6 +99,7 @@ class PolicyEntry(BaseModel):
     num_players: int | None = Field(description="the only table size it plays; null for any")
     plays_special_cards: bool = Field(False, description="it plays the wildcards variant (auctions and choices)")
     special_only: bool = Field(False, description="it plays only the wildcards variant (a network trained on it)")
+    player_counts: list[int] | None = Field(None, description="the table sizes it plays; null for any")
 
 
 class PresetEntry(BaseModel):

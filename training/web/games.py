@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from nothanks_env.baselines import BASELINES
 from nothanks_env.game import Deal, Game, GameConfig, HistoryEntry, IllegalActionError, describe_action
-from nothanks_env.policy import Policy, special_cards_only
+from nothanks_env.policy import Policy, special_cards_only, supported_player_counts
 from nothanks_env.records import GameRecord, record_from_game
 from nothanks_env.vector import BatchView
 from training.people.play import default_seat
@@ -89,6 +89,7 @@ class PolicyInfo:
     num_players: int | None  # the only table size it plays, or None for any
     plays_special_cards: bool = False  # plays the wildcards variant (bids, drops, choices)
     special_only: bool = False  # plays only the wildcards variant (a network trained on it: 125 actions)
+    player_counts: list[int] | None = None  # the table sizes it plays (ppo-mixed: 3, 4, 5), or None for any
 
 
 class PolicyCatalog:
@@ -121,11 +122,12 @@ class PolicyCatalog:
 
     def _add(self, spec: str, kind: str, description: str) -> None:
         policy = load_policy(spec)
-        want = getattr(policy, "num_players", None)
+        counts = supported_player_counts(policy)  # a checkpoint's, or a search's over one
         special = bool(getattr(policy, "plays_special_cards", False))
         only = special_cards_only(policy)
+        one = counts[0] if counts is not None and len(counts) == 1 else None
         self.policies[spec] = PolicyInfo(
-            spec, kind, description, want if isinstance(want, int) else None, special, only
+            spec, kind, description, one, special, only, None if counts is None else list(counts)
         )
 
     def load(self, spec: str, num_players: int, seed: int | None, where: str, special: bool = False) -> Policy:
@@ -138,10 +140,10 @@ class PolicyCatalog:
         info = self.policies.get(spec)
         if info is None:
             raise WebError(f"{where}: expected one of {list(self.policies)}, got {spec!r}", 422)
-        if info.num_players is not None and info.num_players != num_players:
-            raise WebError(
-                f"{where}: {spec!r} plays {info.num_players} players only, got a {num_players}-player table", 422
-            )
+        if info.player_counts is not None and num_players not in info.player_counts:
+            *rest, last = map(str, info.player_counts)
+            sizes = f"{', '.join(rest)} or {last}" if rest else last
+            raise WebError(f"{where}: {spec!r} plays {sizes} players only, got a {num_players}-player table", 422)
         if special and not info.plays_special_cards:
             raise WebError(
                 f"{where}: expected a policy that plays special cards (one with plays_special_cards in /api/policies),"

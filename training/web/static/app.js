@@ -141,7 +141,7 @@ function statusLine(view) {
 // ------------------------------------------------------------------ setup
 function policyChoices(players, special) {
   return state.policies
-    .filter((p) => p.num_players === null || p.num_players === players)
+    .filter((p) => p.player_counts === null || p.player_counts.includes(players))
     .filter((p) => (special ? p.plays_special_cards : !p.special_only))
     .map((p) => [p.spec, `${p.spec} (${p.kind})`, p.description]);
 }
