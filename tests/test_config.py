@@ -610,3 +610,19 @@ def test_load_config_names_the_overrides_as_the_caller_says():
     )
     with pytest.raises(ConfigError, match=r"selfplay.yaml with overrides \['ppo.batch_size=0'\]: ppo.batch_size"):
         load_config(None, ["ppo.batch_size=0"])
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        (["game.preset=visible_chips"], {"opponent_chips": "visible", "num_players": [3]}),
+        (["game.preset=six_player_one_removed"], {"num_players": [6], "starting_chips": 9, "num_removed": 1}),
+        (["game.preset=six_player_one_removed", "game.num_players=3"], {"num_players": [3], "num_removed": 1}),
+        (["game.preset=match3"], {"num_deals": 3, "opponent_chips": "hidden"}),  # the file's other fields stay
+    ],
+)
+def test_a_preset_given_as_an_override_sets_its_fields_over_the_files(overrides, expected):
+    # configs/selfplay.yaml writes num_players: 3 and opponent_chips: hidden, which silently won over
+    # --set game.preset=visible_chips (hidden chips) or six_player_one_removed (a 3-player table)
+    game = load_config(None, overrides).game
+    assert {k: getattr(game, k) for k in expected} == expected

@@ -136,3 +136,16 @@ def test_a_checkpoint_saved_before_num_actions_merges_as_the_standard_network_it
     _ckpt(tmp_path / "new", seed=2)
     assert mg.main(["--members", str(tmp_path / "old"), str(tmp_path / "new"), "--out", str(tmp_path / "m")]) == 0
     assert read_metadata(tmp_path / "m")["num_actions"] == 2
+
+
+def test_overwrite_through_a_symlinked_out_replaces_the_folder_it_points_to(tmp_path):
+    # it failed with "Cannot call rmtree on a symbolic link", left the link aside as .link.old, and every later
+    # --overwrite failed at once
+    a, b = _ckpt(tmp_path / "a", seed=1), _ckpt(tmp_path / "b", seed=2)
+    target = _ckpt(tmp_path / "target", seed=3)
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    assert mg.main(["--members", str(a), str(b), "--out", str(link), "--overwrite"]) == 0
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert read_metadata(target)["merged"]["weights"] == [0.5, 0.5]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "link", "target"]  # nothing left aside

@@ -497,6 +497,8 @@ def save_checkpoint(
         ValueError: for an extra file that is not a plain file name or is one of the checkpoint's own files.
     """
     final = Path(directory)
+    if final.is_symlink():  # written through the link, as a file would be: the link stays, its folder is replaced
+        final = final.resolve()
     if final.exists() and not overwrite:
         raise FileExistsError(f"checkpoint {final} already exists; refusing to overwrite it")
     for key in ("activation", "chip_memory"):
@@ -508,8 +510,7 @@ def save_checkpoint(
     if bad:
         raise ValueError(f"extra_files: expected plain file names other than {list(own)}, got {bad}")
     tmp = final.parent / f".{final.name}.tmp"
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    _remove(tmp)
     tmp.mkdir(parents=True)
     save_file({k: v.contiguous() for k, v in weights.items()}, str(tmp / WEIGHTS_FILE))
     files = [WEIGHTS_FILE]
@@ -537,8 +538,7 @@ def save_checkpoint(
         _fsync(tmp / f)
     if final.exists():
         old = final.parent / f".{final.name}.old"
-        if old.exists():
-            shutil.rmtree(old)
+        _remove(old)
         os.rename(final, old)
         os.rename(tmp, final)
         shutil.rmtree(old)
@@ -546,6 +546,14 @@ def save_checkpoint(
         os.rename(tmp, final)
     _fsync(final.parent)
     return final
+
+
+def _remove(path: Path) -> None:
+    """Delete a leftover aside folder (``.NAME.tmp``/``.NAME.old``) if there is one; a link or file is unlinked."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
 
 
 def copy_checkpoint(src: str | Path, dst: str | Path, *, files: tuple[str, ...] | None = None) -> Path:

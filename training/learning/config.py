@@ -165,9 +165,11 @@ class GameSection(_GameRules):
 
     ``preset`` names a variant of :mod:`nothanks_env.presets`; the fields it sets fill in every rule field
     the YAML leaves out (fields written in the YAML override it, as ``--players`` and ``--deals`` do for
-    the command-line tools). The resolved fields are what the run folder's ``config.yaml`` records, so a
-    resume plays the same rules. With ``num_deals > 1`` (``preset: match3``) each game is a match: the
-    learner's reward comes once, at the match end, from the match totals (there is no per-deal reward).
+    the command-line tools). A preset given as an override (``--set game.preset=visible_chips``) sets its fields
+    over the file's, unless other overrides set them. The resolved fields are what the run folder's
+    ``config.yaml`` records, so a resume plays the same rules. With ``num_deals > 1`` (``preset: match3``) each
+    game is a match: the learner's reward comes once, at the match end, from the match totals (there is no
+    per-deal reward).
     """
 
     preset: str | None = Field(None, description="a preset name (nothanks_env.presets); fields below override it")
@@ -769,13 +771,27 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _merge_overrides(data: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the parsed overrides ``over`` merged in. A ``game.preset`` override is a new choice of rules:
+    the game fields that preset sets are taken from it, not from ``data`` (a file's ``num_players: 3`` or
+    ``opponent_chips: hidden`` would otherwise silently override ``--set game.preset=visible_chips``), unless an
+    override sets them too."""
+    game = over.get("game")
+    name = game.get("preset") if isinstance(game, dict) else None
+    if isinstance(name, str) and name in PRESETS and isinstance(data.get("game"), dict):
+        data = {**data, "game": {k: v for k, v in data["game"].items() if k not in PRESETS[name] or k in game}}
+    return _merge(data, over)
+
+
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
-    """``data`` (a config as a nested dict) with ``overrides`` (``KEY.PATH=VALUE``) applied, not validated.
+    """``data`` (a config as a nested dict) with ``overrides`` (``KEY.PATH=VALUE``) applied, not validated. A
+    ``game.preset`` override takes the game fields it sets from the preset, not from ``data``, unless an override
+    sets them too.
 
     Raises:
         ConfigError: for an override that does not parse (see :func:`parse_overrides`).
     """
-    return _merge(data, parse_overrides(overrides))
+    return _merge_overrides(data, parse_overrides(overrides))
 
 
 def _plain(v: Any) -> Any:
@@ -883,7 +899,7 @@ def load_config(
     if overrides_said is None:
         overrides_said = f" with overrides {overrides}" if overrides else ""
     source = str(path) + overrides_said
-    merged = _merge(data, parse_overrides(overrides or []))
+    merged = _merge_overrides(data, parse_overrides(overrides or []))
     try:
         return config_from_dict(merged, source=source, model=model)
     except ConfigError as e:
