@@ -23,7 +23,9 @@ spec                           meaning
                                subclass or instance, or a zero-argument factory returning a policy
 ``SHORT``                      a shipped checkpoint (``training.checkpoints.SHIPPED``) or a shipped
                                composite agent, itself a spec (``training.checkpoints.SHIPPED_SPECS``,
-                               e.g. ``best-3p``: search with the network as rollout policy)
+                               e.g. ``best-3p``: search with the network as rollout policy); it wins over
+                               a folder of the same name in the working directory (write ``./ppo-3p``
+                               for that folder), as a baseline's name does and as every tool reads it
 =============================  ===========================================================================
 
 Checkpoints load through ``training.checkpoints.load_checkpoint_policy``, imported only when a spec names
@@ -282,9 +284,10 @@ CHECKPOINT_PARAMS: dict[str, object] = {"deterministic": True}
 
 
 def _is_checkpoint(spec: str, head: str) -> bool:
-    """``head`` names a checkpoint: an existing path, or a shipped network's short name."""
+    """``head`` names a checkpoint: a shipped network's short name, or an existing path that is no shipped name
+    (``best-3p`` is a search, whatever folder is called so)."""
     if _exists(head):
-        return True
+        return head in getattr(_checkpoints(spec), "SHIPPED", {}) or head not in _shipped_names(spec)
     if _looks_like_path(head):
         return False
     return head in getattr(_checkpoints(spec), "SHIPPED", {})
@@ -300,7 +303,9 @@ def _checkpoint_with_params(spec: str, head: str, text: str) -> Policy:
         )
     _check_kinds(spec, params, CHECKPOINT_PARAMS)
     deterministic = bool(params.get("deterministic", CHECKPOINT_PARAMS["deterministic"]))
-    policy = _load_checkpoint(spec, pathlib.Path(head) if _exists(head) else head, deterministic=deterministic)
+    shipped = head in getattr(_checkpoints(spec), "SHIPPED", {})  # the shipped network, not a folder named so
+    target = pathlib.Path(head) if _exists(head) and not shipped else head
+    policy = _load_checkpoint(spec, target, deterministic=deterministic)
     # named as without parameters (a shipped name, else the folder's name), the parameters kept, so that tables say
     # that it samples: ppo-3p:deterministic=False, final:deterministic=False (not the whole path of one and the
     # folder name of the other; training.evaluate.label_by_path tells folders of the same name apart)
@@ -417,7 +422,7 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
             if "=" in tail:  # threshold:T=x: parameters, not a path
                 raise
             raise ValueError(f"{e}{_not_a_path(spec)}") from e  # heuristic:v2 may have meant a folder
-    elif _exists(spec):
+    elif _exists(spec) and spec not in _shipped_names(spec):  # a shipped name wins over a folder named like it
         policy = _load_checkpoint(spec, pathlib.Path(spec))
     elif sep and "=" in tail and _is_checkpoint(spec, head):
         policy = _checkpoint_with_params(spec, head, tail)

@@ -281,3 +281,20 @@ def test_a_search_plays_the_table_sizes_of_its_rollout_and_model():
     assert supported_player_counts(specs.load_policy("search:iters=2")) is None  # the heuristic plays any
     with pytest.raises(ValueError, match=r"expected a policy for 4 players, got one trained for \[3\] players"):
         specs.load_policy("search:iters=2,rollout=ppo-3p", num_players=4)
+
+
+def test_a_shipped_name_wins_over_a_folder_named_like_it_in_every_form(tmp_path, monkeypatch):
+    # evaluate, gauntlet and run.init_from read ./ppo-3p-v1 (a 256x256 merge here) where merge --members and
+    # distill --student read the shipped network; every table labelled both "ppo-3p-v1"
+    from training.checkpoints import resolve_checkpoint
+    from training.learning import merge
+
+    monkeypatch.chdir(tmp_path)
+    assert merge.main(["--members", "ppo-3p-v1", "ppo-3p-v2", "--out", "ppo-3p-v1"]) == 0
+
+    def width(spec: str) -> int:
+        return specs.load_policy(spec).net[0].out_features
+
+    assert width("ppo-3p-v1") == width("ppo-3p-v1:deterministic=False") == 128  # the shipped one
+    assert width("./ppo-3p-v1") == width("./ppo-3p-v1:deterministic=False") == 256  # the folder, as a path
+    assert resolve_checkpoint("ppo-3p-v1") != (tmp_path / "ppo-3p-v1").resolve()
