@@ -130,6 +130,7 @@ def test_every_config_error_is_one_clean_line_naming_key_expected_and_received()
         ("run.critic_warmup=5", "run.critic_warmup: expected 0 without run.init_from (only a warm-started actor is "
          "held), got 5"),
         ("ppo.net_arch=[]", "ppo.net_arch: expected at least 1 item, got []"),
+        ("ppo.net_arch=[64, 0]", "ppo.net_arch[1]: expected a value >= 1, got 0"),  # a zero-width layer trained
         ("ppo.learning_rate=-1", "ppo.learning_rate: expected a number > 0.0, got -1"),
     ]:  # fmt: skip
         with pytest.raises(ConfigError) as e:

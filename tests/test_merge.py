@@ -46,7 +46,7 @@ def test_merge_weights_refuses_what_cannot_be_merged():
         mg.merge_weights([a], [1.0])
     with pytest.raises(ValueError, match=r"one depth, got \[2, 3\] linear layers"):
         mg.merge_weights([a, random_weights((enc.OBS_SIZE, 16, 8, 2))], [0.5, 0.5])
-    with pytest.raises(ValueError, match=r"not all 0, got \[0.0, 0.0\]"):
+    with pytest.raises(ValueError, match=r"weights: expected finite numbers > 0, got \[0.0, 0.0\]"):
         mg.merge_weights([a, a], [0.0, 0.0])
     with pytest.raises(ValueError, match=r"outputs \[2, 125\]"):
         mg.merge_weights([a, random_weights((enc.OBS_SIZE, 16, 125))], [0.5, 0.5])
@@ -90,7 +90,9 @@ def test_cli_writes_a_checkpoint_that_plays_the_mean_of_its_members(tmp_path, ca
         ([], {"num_players": [5]}, "--members: expected networks that share a table size, got num_players [[3], [5]]"),
         ([], {"sizes": (enc.OBS_SIZE, 16, 2)}, "one number of hidden layers, got {a}: 2 hidden, {b}: 1 hidden"),
         (["--weights", "1"], {}, "--weights: expected one per member (2), got 1"),
-        (["--weights", "1", "-1"], {}, "--weights: expected finite numbers >= 0, not all 0, got [1.0, -1.0]"),
+        (["--weights", "1", "-1"], {}, "--weights: expected finite numbers > 0, one per member, got [1.0, -1.0]"),
+        # a member of weight 0 was stacked into the network all the same
+        (["--weights", "1", "0"], {}, "--weights: expected finite numbers > 0, one per member, got [1.0, 0.0]"),
     ],
 )
 def test_cli_refuses_members_that_cannot_be_merged(tmp_path, capsys, extra, other, message):
@@ -149,3 +151,10 @@ def test_overwrite_through_a_symlinked_out_replaces_the_folder_it_points_to(tmp_
     assert link.is_symlink() and link.resolve() == target.resolve()
     assert read_metadata(target)["merged"]["weights"] == [0.5, 0.5]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "link", "target"]  # nothing left aside
+
+
+def test_huge_weights_are_read_as_their_ratio(tmp_path):
+    # their sum overflowed to inf and the error showed weights of [0.0, 0.0] that nobody gave
+    a, b = _ckpt(tmp_path / "a", seed=1), _ckpt(tmp_path / "b", seed=2)
+    assert mg.main(["--members", str(a), str(b), "--out", str(tmp_path / "m"), "--weights", "1e308", "1.5e308"]) == 0
+    assert read_metadata(tmp_path / "m")["merged"]["weights"] == pytest.approx([0.4, 0.6], abs=1e-12)

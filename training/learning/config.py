@@ -386,7 +386,7 @@ class PPOCommon(_Section):
     ent_coef: Float = Field(0.01, ge=0.0)
     vf_coef: Float = Field(0.5, ge=0.0)
     max_grad_norm: Float = Field(0.5, gt=0.0)
-    net_arch: list[Int] = Field([256, 256], min_length=1)
+    net_arch: list[Annotated[Int, Field(ge=1)]] = Field([256, 256], min_length=1)
     activation: Literal["tanh", "relu"] = "relu"
 
 

@@ -53,15 +53,15 @@ def merge_weights(members: Sequence[Mapping[str, torch.Tensor]], mix: Sequence[f
         ``layers.{i}.weight/bias`` float32 tensors; hidden layer ``k`` has the sum of the members' widths there.
 
     Raises:
-        ValueError: for fewer than two members, a ``mix`` of another length or with a negative, non-finite or
-            all-zero weight, or members whose depth, input size or output size differ.
+        ValueError: for fewer than two members, a ``mix`` of another length or with a weight that is not a finite
+            number > 0, or members whose depth, input size or output size differ.
     """
     if len(members) < 2:
         raise ValueError(f"members: expected at least 2 networks to merge, got {len(members)}")
     if len(mix) != len(members):
         raise ValueError(f"weights: expected one per member ({len(members)}), got {len(mix)}")
-    if any(not math.isfinite(w) or w < 0 for w in mix) or not any(w > 0 for w in mix):
-        raise ValueError(f"weights: expected finite numbers >= 0, not all 0, got {list(mix)}")
+    if not all(math.isfinite(w) and w > 0 for w in mix):
+        raise ValueError(f"weights: expected finite numbers > 0, got {list(mix)}")
     depths = [layer_count(m) for m in members]
     if len(set(depths)) != 1:
         raise ValueError(f"members: expected networks of one depth, got {depths} linear layers")
@@ -132,10 +132,11 @@ def merge(members: Sequence[str], out: str, mix: Sequence[float] | None = None, 
     mix = [1.0] * len(members) if mix is None else [float(w) for w in mix]
     if len(mix) != len(members):
         raise ValueError(f"--weights: expected one per member ({len(members)}), got {len(mix)}")
-    total = sum(mix) if all(math.isfinite(w) and w >= 0 for w in mix) else float("nan")
-    if not total > 0:
-        raise ValueError(f"--weights: expected finite numbers >= 0, not all 0, got {mix}")
-    mix = [w / total for w in mix]
+    if not all(math.isfinite(w) and w > 0 for w in mix):  # a member of weight 0 adds nothing: leave it out
+        raise ValueError(f"--weights: expected finite numbers > 0, one per member, got {mix}")
+    top = max(mix)  # scaled first, so that a sum of huge weights does not overflow
+    total = sum(w / top for w in mix)
+    mix = [w / top / total for w in mix]
     paths = [resolve_checkpoint(m) for m in members]
     # the loader verifies each checkpoint and reads its options as it plays them (an older checkpoint's missing
     # behaviour or num_actions included)
