@@ -517,3 +517,17 @@ def test_a_stop_while_saving_decisions_leaves_no_half_written_file(tmp_path, mon
     _decisions(seed=2).save(tmp_path / "new")
     assert np.array_equal(distill.Decisions.load(tmp_path / "new.npz").obs, _decisions(seed=2).obs)
     assert np.array_equal(distill.Decisions.load(path).obs, first.obs)
+
+
+def test_a_distilled_merge_is_no_longer_labelled_a_merge(tmp_path):
+    # the student's "merged" record was kept at the top of the result's metadata, as if it still were the average
+    from training.learning import merge
+
+    assert merge.main(["--members", "ppo-3p-v1", "ppo-3p-v2", "--out", str(tmp_path / "m")]) == 0
+    out = tmp_path / "d"
+    argv = ["--teacher", "never-take", "--student", str(tmp_path / "m"), "--out", str(out), "--games", "600"]
+    assert distill.main([*argv, "--epochs", "1", "--no-progress"]) == 0
+    meta = ckpt.verify_checkpoint(out)
+    assert "merged" not in meta and meta["kind"] == "nothanks-distilled"
+    assert meta["distilled"]["student_merged"]["weights"] == [0.5, 0.5]
+    assert [m["name"] for m in meta["distilled"]["student_merged"]["members"]] == ["ppo-3p-v1", "ppo-3p-v2"]

@@ -550,7 +550,14 @@ def test_page_and_offline_api_docs_are_served(catalog):
     )
 
 
-def test_serve_cli_refuses_bad_arguments(capsys):
+def test_serve_cli_refuses_bad_arguments(capsys, tmp_path):
+    record = tmp_path / "game.json"
+    record.write_text("{}")
+    with pytest.raises(SystemExit) as e:  # it started and served an empty list under 'Watch'
+        serve.main(["--records", str(record)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"error: --records: expected a folder of saved game records, got the file {record}\n"
     with pytest.raises(SystemExit) as e:
         serve.main(["--opponents", "no-such-bot"])
     assert e.value.code == 2 and "policy spec 'no-such-bot'" in capsys.readouterr().err

@@ -652,7 +652,10 @@ def distill(args: argparse.Namespace) -> dict:
         "departure_weight": args.departure_weight,
         "fit": asdict(report),
     }
-    dropped = ("files", "format", "observation_layout", "metadata_sha256", "eval")  # recomputed, or the student's
+    if meta.get("merged") is not None:  # the student was a merge: said here, not as if the result still were one
+        summary["student_merged"] = meta["merged"]
+    # recomputed, or the student's own record
+    dropped = ("files", "format", "observation_layout", "metadata_sha256", "eval", "merged")
     keep = {k: v for k, v in meta.items() if k not in dropped}
     keep.update(kind="nothanks-distilled", distilled=summary)
     text = json.dumps(summary, indent=2, allow_nan=False)  # fails here, before --out exists, not half-way

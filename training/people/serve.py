@@ -142,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"the web server needs the web extra (pip install -e '.[web]'): {e}")
     if not 0 <= args.port <= 65535:
         parser.error(f"--port: expected 0..65535, got {args.port}")
+    if args.records.exists() and not args.records.is_dir():  # a folder not made yet is fine: play saves there later
+        parser.error(f"--records: expected a folder of saved game records, got the file {args.records}")
     try:
         store = GameStore(
             max_games=args.max_games if args.max_games is not None else DEFAULT_MAX_GAMES,
