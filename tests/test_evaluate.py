@@ -225,7 +225,7 @@ def test_cli_misspelt_policy_says_the_closest_name(capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --policy: policy spec 'ppo-3q' (did you mean 'ppo-3p'?): expected a baseline (")
-    assert "a shipped agent (ppo-3p, ppo-4p, " in err and err.count("\n") == 1
+    assert "a shipped agent (ppo-3p, ppo-3p-ens, ppo-4p, " in err and err.count("\n") == 1
 
 
 def test_bench_eval_reports_a_rate(capsys):
@@ -297,7 +297,8 @@ def test_composite_shipped_agents_resolve_to_their_spec():
     best = load_policy("best-3p", num_players=3, seed=0)
     assert isinstance(best, SearchPolicy) and best.name == "best-3p"
     # pinned to the network its table was measured with, not to whatever ppo-3p names today
-    assert load_policy(SHIPPED_SPECS["best-3p"]).rollout.name == best.rollout.name == "ppo-3p-v6"
+    assert load_policy(SHIPPED_SPECS["best-3p"]).rollout.name == best.rollout.name == "ppo-3p-ens"
+    assert load_policy("best-3p-v1").rollout.name == "ppo-3p-v6"  # the one it replaced, as it was measured
     with pytest.raises(ValueError, match=r"expected a policy for 5 players, got one trained for \[3\] players"):
         load_policy("best-3p", num_players=5)
     with pytest.raises(

@@ -52,6 +52,7 @@ SHIPPED: dict[str, Path] = {
     "ppo-3p-v3": CHECKPOINT_DIR / "ppo-3p-v3",
     "ppo-3p-v2": CHECKPOINT_DIR / "ppo-3p-v2",
     "ppo-3p-v1": CHECKPOINT_DIR / "ppo-3p-v1",
+    "ppo-3p-ens": CHECKPOINT_DIR / "ppo-3p-ens",
     "ppo-4p": CHECKPOINT_DIR / "ppo-45",
     "ppo-5p": CHECKPOINT_DIR / "ppo-45",
     "ppo-4p-v4": CHECKPOINT_DIR / "ppo-45-v4",
@@ -68,11 +69,14 @@ SHIPPED: dict[str, Path] = {
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories (``ppo-4p`` and
 ``ppo-5p`` are one network trained on 4- and 5-player tables together; ``-v4`` the one they replaced,
 ``-v3`` the one before it, and so on; ``ppo-3p-v6`` the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v5`` the one
-before it, and so on; ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3 players)."""
+before it, and so on; ``ppo-3p-ens`` the logit average of ``ppo-3p`` and a league run from scratch
+(``training.merge``), the rollout policy of ``best-3p``; ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3
+players)."""
 
 SHIPPED_SPECS: dict[str, str] = {
     # the rollout its table was measured with; when ppo-3p is replaced, pin this to the old network's new name
-    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p-v6",
+    "best-3p": "search:iters=8,confident=0.9,rollout=ppo-3p-ens",
+    "best-3p-v1": "search:iters=8,confident=0.9,rollout=ppo-3p-v6",  # the best-3p it replaced
 }
 """Short names of shipped agents that are compositions of other policies -> the policy spec they stand for
 (:func:`training.specs.load_policy` resolves them)."""
