@@ -170,9 +170,12 @@ def test_compare_markdown_bolds_every_rate_that_prints_as_the_best():
     [
         (["--players", "9", "--policy", "random"], "argument --players: expected an int in 3..7, got 9"),
         (["--policy", "nonsense"], "--policy: policy spec 'nonsense': expected a baseline"),
-        (["--policy", "random", "--games", "0"], "--games: expected an int >= 1, got 0"),
-        (["--policy", "random", "--games", "x"], "argument --games: invalid int value: 'x'"),
-        (["--policy", "random", "--workers", "0"], "--workers: expected an int >= 1, got 0"),
+        (["--policy", "random", "--games", "0"], "argument --games: expected an int >= 1, got 0"),
+        (["--policy", "random", "--games", "x"], "argument --games: expected an int >= 1, got 'x'"),
+        # every --workers is one type: the gauntlet took any int and named no "argument", exploit and distill
+        # had no upper bound
+        (["--policy", "random", "--workers", "0"], "argument --workers: expected an int in 1..256, got 0"),
+        (["--policy", "random", "--workers", "999"], "argument --workers: expected an int in 1..256, got 999"),
         (["--players", "3"], "--policy: expected at least one policy spec, got none"),
         (["--policy", "random", "--column-games", "random=lots"], "--column-games: expected LABEL=N"),
         (

@@ -121,6 +121,15 @@ def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], i
     return parse
 
 
+MAX_WORKERS = 256
+"""The most worker processes any command line's ``--workers`` takes."""
+
+
+def workers_arg() -> Callable[[str], int]:
+    """The argparse ``type`` of every ``--workers``: an int in ``1..MAX_WORKERS``."""
+    return int_in(1, MAX_WORKERS)
+
+
 def _finite_float(text: str, *, zero_ok: bool) -> float:
     """``text`` as a finite float > 0 (or >= 0 with ``zero_ok``); an ``ArgumentTypeError`` saying which."""
     bound = ">= 0" if zero_ok else "> 0"

@@ -314,7 +314,7 @@ def bench_env(args: argparse.Namespace) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; add a sub-command with ``subparsers.add_parser(...).set_defaults(func=...)``."""
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
-    from training.cli import Parser, int_in, positive_float
+    from training.cli import Parser, int_in, positive_float, workers_arg
     from training.scale.ray_backend import ray_address
     from training.variants import PRESET_HELP, preset_name
 
@@ -345,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = subparsers.add_parser("eval", help="scripted-vs-scripted games/s of the evaluation harness")
     p.add_argument("--games", type=int_in(1), default=20000, help="games to play (default 20000)")
-    p.add_argument("--workers", type=int_in(1, 256), default=None, help="processes (default: every core)")
+    p.add_argument("--workers", type=workers_arg(), default=None, help="processes (default: every core)")
     p.add_argument("--seed", type=int_in(0), default=0)
     p.set_defaults(func=_bench_eval)
 

@@ -932,7 +932,7 @@ def bench_eval(args: argparse.Namespace | None = None) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser; bad input is one ``error:`` line and exit code 2 (:mod:`training.cli`)."""
-    from training.cli import Parser, add_overwrite_argument, int_in
+    from training.cli import Parser, add_overwrite_argument, int_in, workers_arg
 
     ap = Parser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
@@ -943,7 +943,7 @@ def build_parser() -> argparse.ArgumentParser:
         "played once per seat rotation; the output says so)"
     )  # fmt: skip
     ap.add_argument("--seed", type=int_in(0), default=0)
-    ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
+    ap.add_argument("--workers", type=workers_arg(), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--json", help="write the report as JSON to this path")
     ap.add_argument("--csv", help="write one row per policy as CSV to this path")
     add_overwrite_argument(ap)

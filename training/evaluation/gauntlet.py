@@ -45,7 +45,7 @@ import numpy as np
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy, special_cards_only
 from nothanks_env.specs import _holds_checkpoint
-from training.cli import Parser, add_overwrite_argument, check_outputs, int_in
+from training.cli import Parser, add_overwrite_argument, check_outputs, int_in, workers_arg
 from training.evaluation.evaluate import PolicyStats, label_policies, plan_matchup, rounded_games, run_many
 from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS, short_name
 from training.variants import (
@@ -465,10 +465,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap = Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
     ap.add_argument("--policy", nargs="+", help="policy spec(s) to put through the gauntlet (training.specs)")
-    ap.add_argument("--games", type=int, default=3000, help="games per column (rounded up to a multiple of P, "
+    ap.add_argument("--games", type=int_in(1), default=3000, help="games per column (rounded up to a multiple of P, "
                     "every deal played once per seat rotation; the output says so)")  # fmt: skip
     ap.add_argument("--seed", type=int_in(0), default=0)
-    ap.add_argument("--workers", type=int, default=1, help="processes shared by the columns (the core count)")
+    ap.add_argument("--workers", type=workers_arg(), default=1, help="processes shared by the columns (the core count)")
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--columns", nargs="+", metavar="LABEL", help="replace the standard set: specs or a+b tables "
                        "(at most P-1 specs, filling the other seats in turn; a checkpoint path with a '+' in it "
@@ -525,9 +525,6 @@ def _check_args(args: argparse.Namespace) -> None:
 
     if not args.policy:
         raise ValueError("--policy: expected at least one policy spec, got none")
-    for flag in ("games", "workers"):
-        if getattr(args, flag) < 1:
-            raise ValueError(f"--{flag}: expected an int >= 1, got {getattr(args, flag)}")
     check_outputs({"--json": args.json, "--md": args.md}, overwrite=args.overwrite)
 
 

@@ -243,7 +243,7 @@ def tournament(
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser; bad input is one ``error:`` line and exit code 2 (:mod:`training.cli`)."""
-    from training.cli import Parser, add_overwrite_argument, int_in
+    from training.cli import Parser, add_overwrite_argument, int_in, workers_arg
 
     ap = Parser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
@@ -251,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--games", type=int_in(1), default=20000, help="games (rounded up to a multiple of --players, "
                     "every deal played once per seat rotation; the output says so)")  # fmt: skip
     ap.add_argument("--seed", type=int_in(0), default=0)
-    ap.add_argument("--workers", type=int_in(1, 256), default=1, help="processes (use the core count for speed)")
+    ap.add_argument("--workers", type=workers_arg(), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--out", required=True, help="directory for the leaderboard files (created if missing)")
     add_overwrite_argument(ap)
     ap.add_argument("--no-progress", action="store_true")

@@ -67,6 +67,7 @@ from training.cli import (
     int_in,
     nonnegative_float,
     positive_float,
+    workers_arg,
 )
 from training.evaluation.heldout import refuse_heldout
 
@@ -705,7 +706,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "student's argmax) in the cross-entropy, relative to 1 for the others; > 0")  # fmt: skip
     ap.add_argument("--holdout", type=float, default=0.1, help="share of games kept out of the fit, in (0, 1)")
     ap.add_argument("--seed", type=int_in(0), default=0, help="seeds the deals, tables drawn, split and fit")
-    ap.add_argument("--workers", type=int_in(1), default=1, help="processes that play the teacher's games")
+    ap.add_argument("--workers", type=workers_arg(), default=1, help="processes that play the teacher's games")
     ap.add_argument("--no-progress", action="store_true")
     return ap
 
