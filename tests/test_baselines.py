@@ -305,6 +305,21 @@ def test_search_refuses_an_empty_model_T_range():
     assert SearchPolicy(model_T=(3, 3)).model_T == (3, 3)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"confident": -1.0}, r"confident: expected a probability in \(0, 1\], got -1.0"),  # it searched nothing
+        ({"confident": 1.5}, r"confident: expected a probability in \(0, 1\], got 1.5"),
+        ({"confident": 0.0}, r"confident: expected a probability in \(0, 1\], got 0.0"),
+        ({"p_model": 1.2}, r"p_model: expected a probability in \[0, 1\], got 1.2"),
+    ],
+)
+def test_search_refuses_probabilities_out_of_range(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SearchPolicy(**kwargs)
+    assert SearchPolicy(confident=1.0, p_model=0.0).confident == 1.0
+
+
 def test_heuristic_declares_the_defaults_of_its_keyword_parameters():
     # policy specs check each heuristic:k=v against the kind of its default
     assert HeuristicPolicy.PARAM_DEFAULTS == dataclasses.asdict(HeuristicParams())

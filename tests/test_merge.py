@@ -93,13 +93,15 @@ def test_cli_writes_a_checkpoint_that_plays_the_mean_of_its_members(tmp_path, ca
         (["--weights", "1", "-1"], {}, "--weights: expected finite numbers > 0, one per member, got [1.0, -1.0]"),
         # a member of weight 0 was stacked into the network all the same
         (["--weights", "1", "0"], {}, "--weights: expected finite numbers > 0, one per member, got [1.0, 0.0]"),
+        # a network merged with itself was written twice as wide, without a word
+        (["--members", "{a}", "{a}"], {}, "--members: expected different checkpoints, got ['{a}'] more than once"),
     ],
 )
 def test_cli_refuses_members_that_cannot_be_merged(tmp_path, capsys, extra, other, message):
     _ckpt(tmp_path / "a", seed=1)
     _ckpt(tmp_path / "b", seed=2, **other)
     a, b = str(tmp_path / "a"), str(tmp_path / "b")
-    code = mg.main(["--members", a, b, "--out", str(tmp_path / "m"), *extra])
+    code = mg.main(["--members", a, b, "--out", str(tmp_path / "m"), *(x.format(a=a, b=b) for x in extra)])
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("error: ")

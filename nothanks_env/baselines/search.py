@@ -77,7 +77,8 @@ class SearchPolicy(Policy):
         seed: seed of :attr:`rng`, which draws every world.
 
     Raises:
-        ValueError: if ``iters < 1``, ``model_T`` is not ``(low, high)`` with ``low <= high``, the rollout or model
+        ValueError: if ``iters < 1``, ``model_T`` is not ``(low, high)`` with ``low <= high``, ``confident`` is not in
+            (0, 1] or ``p_model`` not in [0, 1], the rollout or model
             policy is a network trained on special cards, or the two play no table size in common.
     """
 
@@ -104,6 +105,10 @@ class SearchPolicy(Policy):
             raise ValueError(f"iters: expected an int >= 1, got {iters!r}")
         if not model_T[0] <= model_T[1]:
             raise ValueError(f"model_T: expected (low, high) with low <= high, got {model_T!r}")
+        if not 0.0 < confident <= 1.0:  # -1 switched the search off silently; 1.5 meant 1.0
+            raise ValueError(f"confident: expected a probability in (0, 1], got {confident!r}")
+        if not 0.0 <= p_model <= 1.0:
+            raise ValueError(f"p_model: expected a probability in [0, 1], got {p_model!r}")
         self.iters = iters
         self.chip_memory = chip_memory
         self.margin_weight = margin_weight

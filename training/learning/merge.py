@@ -138,6 +138,9 @@ def merge(members: Sequence[str], out: str, mix: Sequence[float] | None = None, 
     total = sum(w / top for w in mix)
     mix = [w / top / total for w in mix]
     paths = [resolve_checkpoint(m) for m in members]
+    twice = [m for i, (m, p) in enumerate(zip(members, paths)) if p.resolve() in [q.resolve() for q in paths[:i]]]
+    if twice:  # its average is itself, written twice as wide
+        raise ValueError(f"--members: expected different checkpoints, got {twice} more than once")
     # the loader verifies each checkpoint and reads its options as it plays them (an older checkpoint's missing
     # behaviour or num_actions included)
     nets = [load_checkpoint_policy(p) for p in paths]
