@@ -124,6 +124,14 @@ def test_cli_refuses_outputs_that_would_lose_saved_work(tmp_path, capsys):
     assert json.loads((tmp_path / "m" / "metadata.json").read_text())["files"] == first
     assert mg.main(["--members", a, b, "--out", str(tmp_path / "m"), "--weights", "1", "2", "--overwrite"]) == 0
     assert read_metadata(tmp_path / "m")["merged"]["weights"] == pytest.approx([1 / 3, 2 / 3])
+    # a checkpoint inside another one: the outer one could no longer be replaced (--overwrite saw extra files)
+    assert mg.main(["--members", a, b, "--out", str(tmp_path / "m" / "sub")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --out: expected a folder outside other folders of its kind (each is written and replaced whole), "
+        f"got {str(tmp_path / 'm' / 'sub')!r}, inside {str(tmp_path / 'm')!r}, which holds policy.safetensors, "
+        "metadata.json\n"
+    )
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["metadata.json", "policy.safetensors"]
     assert mg.main(["--members", a, "--out", str(tmp_path / "n")]) == 2
     assert "--members: expected at least 2 checkpoints to merge, got 1" in capsys.readouterr().err
     assert mg.main(["--members", a, str(tmp_path / "missing"), "--out", str(tmp_path / "n")]) == 2

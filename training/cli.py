@@ -231,6 +231,14 @@ def _check_folder(flag: str, text: str, folder: Path, names: Sequence[str], over
         raise ValueError(f"{flag}: expected a directory, got the file {text!r}")
     if folder.resolve() == Path(folder.resolve().anchor):
         raise ValueError(f"{flag}: expected a folder other than the filesystem root, got {text!r}")
+    if whole:  # not inside a folder of the same kind (a checkpoint in a checkpoint): replacing that would take it
+        for parent in folder.resolve().parents:
+            held = [name for name in names if os.path.isfile(parent / name)]
+            if len(held) >= min(2, len(names)):
+                raise ValueError(
+                    f"{flag}: expected a folder outside other folders of its kind (each is written and replaced "
+                    f"whole), got {text!r}, inside {str(parent)!r}, which holds {', '.join(held)}"
+                )
     if whole and os.path.isdir(folder):
         if not overwrite:
             raise ValueError(
