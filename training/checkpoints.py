@@ -566,15 +566,13 @@ def copy_checkpoint(src: str | Path, dst: str | Path, *, files: tuple[str, ...] 
     meta = read_metadata(src)
     keep = set(files or meta["files"]) & set(meta["files"])
     tmp = dst.parent / f".{dst.name}.tmp"
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    _remove(tmp)
     tmp.mkdir(parents=True)
     for f in keep:
         shutil.copy2(src / f, tmp / f)
     meta["files"] = {f: h for f, h in meta["files"].items() if f in keep}
     write_metadata(tmp, meta)
-    if dst.exists():
-        shutil.rmtree(dst)
+    _remove(dst)
     os.rename(tmp, dst)
     return dst
 
