@@ -19,7 +19,7 @@ httpx = pytest.importorskip("httpx", reason="the web tests need httpx (web extra
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from nothanks_env.game import Deal, GameConfig  # noqa: E402
+from nothanks_env.game import Deal, Game, GameConfig  # noqa: E402
 from nothanks_env.policy import Policy  # noqa: E402
 from nothanks_env.records import GameRecord, replay  # noqa: E402
 from training import serve  # noqa: E402
@@ -246,6 +246,67 @@ def test_invalid_json_and_wrong_types_name_the_problem(catalog):
     assert client.get(f"/api/games/{gid}").json()["move"] == 0  # refused requests leave the game unchanged
 
 
+# pydantic's lax mode converted these silently (seat true -> 1, players 3.0 -> 3, "yes" -> true, "0" -> 0)
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"seat": True}, "seat: expected a valid integer, got true"),
+        ({"seat": "1"}, 'seat: expected a valid integer, got "1"'),
+        ({"players": 3.0}, "players: expected a valid integer, got 3.0"),
+        ({"players": "3"}, 'players: expected a valid integer, got "3"'),
+        ({"perfect_memory": "yes"}, 'perfect_memory: expected a valid boolean, got "yes"'),
+        ({"perfect_memory": 1}, "perfect_memory: expected a valid boolean, got 1"),
+        ({"preset": 3}, "preset: expected a valid string, got 3"),
+    ],
+)
+def test_new_game_fields_of_the_wrong_json_type_are_refused_not_converted(catalog, change, message):
+    client = make_client(catalog)
+    body = {"players": 3, "preset": "standard", "seat": 1, "opponents": ["heuristic", "heuristic"], **change}
+    r = client.post("/api/games", json=body)
+    assert_error(r, 422, message)
+    assert r.json()["errors"] == [message]
+    assert len(client.app.state.store) == 0
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"move": "0"}, 'move: expected a valid integer, got "0"'),
+        ({"move": 0.0}, "move: expected a valid integer, got 0.0"),
+        ({"move": False}, "move: expected a valid integer, got false"),
+        ({"action": 1}, "action: expected a valid string, got 1"),
+    ],
+)
+def test_action_fields_of_the_wrong_json_type_are_refused_and_leave_the_game_unchanged(catalog, change, message):
+    client = make_client(catalog)
+    gid = add_game(client, SMALL, ["never-take", "always-take"], [SMALL_DEAL])
+    before = client.get(f"/api/games/{gid}").content
+    r = client.post(f"/api/games/{gid}/actions", json={"action": "take", "move": 0, **change})
+    assert_error(r, 422, message)
+    assert client.get(f"/api/games/{gid}").content == before
+    assert act(client, gid, "take", 0).status_code == 200  # the same action with the right types is applied
+
+
+@pytest.mark.parametrize(
+    ("path", "change", "message"),
+    [
+        ("/api/replay", {"seat": True}, "seat: expected a valid integer, got true"),
+        ("/api/replay", {"step": 1.0}, "step: expected a valid integer, got 1.0"),
+        ("/api/replay", {"step": "1"}, 'step: expected a valid integer, got "1"'),
+        ("/api/matches", {"seed": 4.0}, "seed: expected a valid integer, got 4.0"),
+        ("/api/matches", {"players": True}, "players: expected a valid integer, got true"),
+    ],
+)
+def test_replay_and_match_fields_of_the_wrong_json_type_are_refused(catalog, path, change, message):
+    client = make_client(catalog)
+    if path == "/api/replay":
+        body = {"record": finished_record(client), "step": 1, "seat": 1}
+    else:
+        body = {"players": 3, "policies": ["random", "random", "random"], "seed": 4}
+    assert client.post(path, json=body).status_code == 200  # the same body with the right types is served
+    assert_error(client.post(path, json={**body, **change}), 422, message)
+
+
 def test_unknown_game_and_unknown_path(catalog):
     client = make_client(catalog)
     for r in (client.get("/api/games/nope"), act(client, "nope", "take", 0), client.get("/api/games/nope/record")):
@@ -309,6 +370,144 @@ def test_idle_games_expire_and_free_their_place(catalog):
     clock.now += 61
     assert_error(client.get(f"/api/games/{kept}"), 404, "expired")
     assert len(client.app.state.store) == 0
+
+
+class Crash(Policy):
+    """A user's bot with a bug: every decision raises."""
+
+    name = "crash"
+
+    def act_batch(self, view):
+        raise RuntimeError("no rule for this card")
+
+
+class AlwaysPass(Policy):
+    """Passes even with 0 chips, which the rules refuse."""
+
+    name = "always-pass"
+
+    def act_batch(self, view):
+        return np.zeros(len(view), dtype=np.int64)
+
+
+class CrashInDealTwo(Policy):
+    """Passes while it can (as never-take), but raises on its first decision of a match's second deal of three."""
+
+    name = "crash-in-deal-two"
+
+    def reset(self):
+        self.crashed = False
+
+    def act_batch(self, view):
+        if not self.crashed and view.deals_left[0] == 1:
+            self.crashed = True
+            raise RuntimeError("lost track in deal 2")
+        return np.where(view.action_mask()[:, 0] == 1, 0, 1).astype(np.int64)
+
+
+# resolved as the server resolves a user's module:attr spec; __name__ is this module as pytest imported it
+CRASH, ALWAYS_PASS, CRASH_IN_DEAL_TWO = (f"{__name__}:{c.__name__}" for c in (Crash, AlwaysPass, CrashInDealTwo))
+
+
+@pytest.fixture(scope="module")
+def failing_catalog() -> PolicyCatalog:
+    return PolicyCatalog(extra=["always-take", CRASH, ALWAYS_PASS, CRASH_IN_DEAL_TWO], shipped=[])
+
+
+def test_an_opponent_failing_in_the_opening_moves_is_a_json_500_and_takes_no_place(failing_catalog, caplog):
+    # The game used to stay live (its id never sent) until it expired, holding one of --max-games' places.
+    client = make_client(failing_catalog, max_games=1, seed=0)
+    first = Game(GameConfig(num_players=3))
+    first.reset(seed=GameStore(seed=0).next_seed())  # the seed of the app's first game
+    assert first.current_seat == 0  # so never-take (seat 0) passes at move 0, then the crash (seat 1) acts
+    body = {"players": 3, "seat": 2, "opponents": ["never-take", CRASH]}
+    with caplog.at_level("ERROR", logger="training.web.app"):
+        r = client.post("/api/games", json=body)
+    assert_error(r, 500)
+    assert r.json() == {
+        "error": f"opponents[1]: expected {CRASH!r} (seat 1) to return a legal action at move 1, got RuntimeError: "
+        "no rule for this card; the game was not created"
+    }
+    assert len(client.app.state.store) == 0
+    [logged] = [rec for rec in caplog.records if rec.name == "training.web.app"]
+    assert logged.exc_info[0] is RuntimeError  # the server log keeps the bot's traceback
+    ok = client.post("/api/games", json={"players": 3, "seat": 2, "opponents": ["never-take", "never-take"]})
+    assert ok.status_code == 201, ok.text  # the only place on the server is still free
+    assert len(client.app.state.store) == 1
+
+
+def test_an_opponent_failing_in_reply_to_a_move_undoes_the_move(failing_catalog):
+    client = make_client(failing_catalog)
+    gid = add_game(client, SMALL, ["never-take", CRASH], [SMALL_DEAL])  # seat 0 (you) acts first
+    before = client.get(f"/api/games/{gid}").content
+    for _ in range(2):  # the retry fails the same way: the game is not wedged at seat 2's turn
+        r = act(client, gid, "pass", 0)  # you pass, never-take passes, the crash raises at move 2
+        assert_error(r, 500)
+        assert r.json()["error"] == (
+            f"opponents[1]: expected {CRASH!r} (seat 2) to return a legal action at move 2, got RuntimeError: no "
+            "rule for this card; your action 'pass' was undone: the game is back at move 0"
+        )
+        assert client.get(f"/api/games/{gid}").content == before
+    view = json.loads(before)
+    assert (view["move"], view["to_act"], view["pot"], view["players"][0]["chips"]) == (0, 0, 0, 2)
+    r = act(client, gid, "take", 0)  # a taker turns the next card and acts again: the crash is not asked
+    assert r.status_code == 200, r.text
+    assert r.json()["moves"] == [{"seat": 0, "action": "take", "card": 10, "special": None, "pot": 0, "deal": 0}]
+    assert r.json()["view"]["move"] == 1 and len(client.app.state.store) == 1
+
+
+def test_a_move_undone_mid_match_leaves_the_game_a_game_without_the_failure_would_be(failing_catalog):
+    # The undo replays the game from its seed: the third deal, shuffled when it starts, must be the same.
+    def play(opponents: list[str]) -> tuple[GameRecord, list[str]]:
+        client = make_client(failing_catalog, seed=3)
+        body = {"preset": "match3", "seat": 0, "opponents": opponents}
+        created = client.post("/api/games", json=body).json()
+        view, errors = created["view"], []
+        while not view["over"]:
+            action = "take" if view["take_cost"] <= 6 or view["legal_actions"] == ["take"] else "pass"
+            r = act(client, created["id"], action, view["move"])
+            if r.status_code == 500:
+                errors.append(r.json()["error"])
+                assert client.get(f"/api/games/{created['id']}").json() == view
+                continue  # the same action again: the bot fails only once
+            view = r.json()["view"]
+        return GameRecord.from_dict(client.get(f"/api/games/{created['id']}/record").json()), errors
+
+    failed, errors = play(["never-take", CRASH_IN_DEAL_TWO])
+    clean, no_errors = play(["never-take", "never-take"])
+    assert no_errors == [] and len(errors) == 1
+    assert f"opponents[1]: expected {CRASH_IN_DEAL_TWO!r} (seat 2)" in errors[0]
+    assert "got RuntimeError: lost track in deal 2; your action" in errors[0]
+    assert len(failed.deals) == 3
+    assert (failed.deals, failed.actions, failed.penalties) == (clean.deals, clean.actions, clean.penalties)
+
+
+def test_a_match_with_a_bot_that_passes_at_zero_chips_is_a_json_500(failing_catalog):
+    client = TestClient(create_app(failing_catalog, GameStore(), records_dir=None, max_matches=1))
+    first = Game(GameConfig(num_players=3))
+    first.reset(seed=1)
+    assert first.current_seat == 0  # everyone passes 11 rounds; then seat 0 has no chip left and passes again
+    body = {"players": 3, "policies": [ALWAYS_PASS, "never-take", "never-take"], "seed": 1}
+    r = client.post("/api/matches", json=body)
+    assert_error(r, 500)
+    assert r.json()["error"] == (
+        f"policies[0]: expected {ALWAYS_PASS!r} (seat 0) to return a legal action at move "
+        f"{3 * first.config.chips_per_player}, got IllegalActionError: action: expected TAKE (1) because seat 0 has "
+        "0 chips, got PASS (0)"
+    )
+    body["policies"] = ["never-take"] * 3
+    assert client.post("/api/matches", json=body).status_code == 200  # the failed match gave its slot back
+
+
+def test_a_replay_policy_that_raises_is_a_json_500(failing_catalog):
+    client = make_client(failing_catalog)
+    record = finished_record(client)
+    r = client.post("/api/replay", json={"record": record, "step": 1, "policy": CRASH})
+    assert_error(r, 500)
+    assert r.json()["error"] == (
+        f"policy: expected {CRASH!r} to give P(pass), P(take) for seat 0 at step 1, got RuntimeError: no rule for "
+        "this card"
+    )
 
 
 # ---------------------------------------------------------------------------------------------- concurrency

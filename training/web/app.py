@@ -16,14 +16,19 @@ Routes (OpenAPI at ``/docs``, served from the ``fastapi-offline`` package, so it
 
 Errors are JSON ``{"error": "what: expected X, got Y"}`` (validation errors add ``"errors"``, one line per
 problem): 404 unknown game, 409 a request that does not fit the game's state (stale move, illegal action,
-finished or running game), 413 a body over the limit, 422 a malformed body, 503 the server is full. A
-refused request leaves the game unchanged. Endpoints that step policies are plain ``def`` functions, which
-FastAPI runs in its worker threads, so a slow policy does not block other requests.
+finished or running game), 413 a body over the limit, 422 a malformed body (a value of the wrong JSON type
+too: ``true`` or ``3.0`` for an int, ``"yes"`` for a boolean, ``"0"`` for a move are refused, not converted),
+500 an offered policy that failed (it raised or returned an illegal action; the error names its spec and
+what it raised, the server log has the traceback), 503 the server is full. A refused or failed request
+leaves the game unchanged: a game whose opening moves fail is not created, and a move whose replies fail is
+undone. Endpoints that step policies are plain ``def`` functions, which FastAPI runs in its worker threads,
+so a slow policy does not block other requests.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -41,7 +46,16 @@ from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError, d
 from nothanks_env.presets import PRESETS, preset_problem, resolve_config
 from nothanks_env.records import GameRecord, RecordError, replay
 from training.people.replay import action_probabilities, game_at
-from training.web.games import GameStore, PolicyCatalog, Session, WebError, new_session, play_match
+from training.web.games import (
+    GameStore,
+    PolicyCatalog,
+    PolicyFailed,
+    Session,
+    WebError,
+    new_session,
+    play_match,
+    policy_failure,
+)
 from training.web.views import ActionName, GameView, Move, full_view, move_of, seat_view
 
 STATIC_DIR: Path = Path(__file__).resolve().parent / "static"
@@ -49,12 +63,18 @@ DEFAULT_MAX_BODY_BYTES: int = 64 * 1024
 """Largest request body accepted (bytes): a record of a long 3-deal match is a few KB."""
 DEFAULT_MAX_MATCHES: int = 2
 """Agent-vs-agent games computed at once; a whole game of search bots takes seconds of CPU."""
+STRICT = ConfigDict(extra="forbid", strict=True)
+"""Request bodies: no unknown fields, and no conversions between JSON types (pydantic's lax mode read ``true``
+as seat 1, ``3.0`` as 3 players, ``"yes"`` as true and ``"0"`` as move 0), as the config files refuse them
+(training.learning.config)."""
+
+log = logging.getLogger(__name__)
 
 
 class NewGame(BaseModel):
     """Body of ``POST /api/games``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     players: int | None = Field(
         None, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="seats; default the preset's count, else 3"
     )
@@ -75,7 +95,7 @@ class GameCreated(BaseModel):
 class ActionRequest(BaseModel):
     """Body of ``POST /api/games/{id}/actions``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     action: ActionName = Field(
         description="'pass' (No thanks!: one chip on the card) or 'take'; with special cards also 'bid N' (chips), "
         "'drop', 'value N' (the wild's value), 'delete N' (the card to discard): one of the view's legal_actions"
@@ -113,7 +133,7 @@ class PresetEntry(BaseModel):
 class ReplayRequest(BaseModel):
     """Body of ``POST /api/replay``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     record: dict[str, Any] = Field(description="a game record (nothanks_env.records format)")
     step: int = Field(0, ge=0, description="the table after this many recorded actions")
     seat: int | None = Field(None, description="whose view; null for the full view (hidden cards shown)")
@@ -136,7 +156,7 @@ class ReplayStep(BaseModel):
 class MatchRequest(BaseModel):
     """Body of ``POST /api/matches``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     players: int | None = Field(None, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="default the preset's, else 3")
     preset: str = "standard"
     policies: list[str] = Field(description="one policy spec from /api/policies per seat")
@@ -249,7 +269,9 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
 
     @app.exception_handler(WebError)
-    async def web_error(_request: Request, exc: WebError) -> JSONResponse:
+    async def web_error(request: Request, exc: WebError) -> JSONResponse:
+        if isinstance(exc, PolicyFailed):  # the server's fault: its operator needs the policy's traceback
+            log.error("%s %s: %s", request.method, request.url.path, exc, exc_info=exc.__cause__ or exc)
         headers = {"Retry-After": "60"} if exc.status == 503 else None
         return JSONResponse({"error": str(exc)}, exc.status, headers=headers)
 
@@ -294,10 +316,17 @@ def create_app(
             perfect_memory=body.perfect_memory,
         )
         with session.lock:
-            store.add(session)
-            moves = session.play_opponents()
-            config = session.game.config
-            return GameCreated(id=session.id, moves=[move_of(m, config) for m in moves], view=view_of(session))
+            store.add(session)  # first: a full server refuses before any policy runs
+            try:
+                moves = session.play_opponents()
+                config = session.game.config
+                return GameCreated(id=session.id, moves=[move_of(m, config) for m in moves], view=view_of(session))
+            except PolicyFailed as e:  # its id never reaches the client: it must not hold a place until it expires
+                store.remove(session.id)
+                raise PolicyFailed(f"{e}; the game was not created") from e.__cause__
+            except BaseException:
+                store.remove(session.id)
+                raise
 
     @app.get("/api/games/{game_id}", response_model=GameView, tags=["play"])
     def get_game(game_id: str) -> GameView:
@@ -343,7 +372,11 @@ def create_app(
             )
         if body.policy is not None and not game.is_over:
             policy = catalog.load(body.policy, n, 0, "policy")
-            p, source = action_probabilities(policy, game.seat_view(game.current_seat))
+            try:
+                p, source = action_probabilities(policy, game.seat_view(game.current_seat))
+            except Exception as e:  # any exception: an offered policy may be a user's module:attr
+                expected = f"{body.policy!r} to give P(pass), P(take) for seat {game.current_seat} at step {body.step}"
+                raise policy_failure("policy", expected, e) from e
             probs = (float(p[0]), float(p[1]))
         return ReplayStep(
             step=body.step,

@@ -7,6 +7,10 @@ an older game being dropped. Every method is thread-safe: the app steps games in
 policy never blocks the event loop, and each game has its own lock, so two requests for one game are
 applied one after the other (the second then sees that its ``move`` is stale).
 
+An offered policy that raises, or returns an action the rules refuse, is a :class:`PolicyFailed` (HTTP 500)
+naming its spec and seat, never a silent substitute move: the human's move it failed to answer is undone
+(:meth:`Session.act`), and a new game whose opening moves fail is not kept.
+
 Which policies can be seated is fixed when the server starts (:class:`PolicyCatalog`): the scripted
 baselines, the shipped agents and the specs given on the command line. A request names one of those specs;
 it cannot load a file or import a module of its choosing.
@@ -67,6 +71,25 @@ class Conflict(WebError):
     """The request does not fit the game's state: a stale move, an illegal action, a finished or running game."""
 
     status = 409
+
+
+class PolicyFailed(WebError):
+    """An offered policy failed: it raised, or returned an action the rules refuse. The server's fault, not the
+    request's (HTTP 500); the original exception is the ``__cause__``."""
+
+    status = 500
+
+
+MAX_FAILURE_CHARS: int = 300
+"""A failing policy's own message is cut to this length in the error sent back."""
+
+
+def policy_failure(where: str, expected: str, error: BaseException) -> PolicyFailed:
+    """The error for an offered policy that failed: ``"{where}: expected {expected}, got {Type}: {message}"``."""
+    detail = f"{type(error).__name__}: {error}"
+    if len(detail) > MAX_FAILURE_CHARS:
+        detail = detail[: MAX_FAILURE_CHARS - 3] + "..."
+    return PolicyFailed(f"{where}: expected {expected}, got {detail}")
 
 
 def doc_summary(obj: object) -> str:
@@ -136,6 +159,7 @@ class PolicyCatalog:
         Raises:
             WebError: (422) naming ``where`` if ``spec`` is not offered, cannot play ``num_players`` seats, or
                 plays only pass/take at a table with special cards, or only special cards at a standard one.
+            PolicyFailed: (500) naming ``where`` if an offered spec no longer loads.
         """
         info = self.policies.get(spec)
         if info is None:
@@ -156,7 +180,10 @@ class PolicyCatalog:
                 "only the wildcards variant (choose preset 'wildcards')",
                 422,
             )
-        return load_policy(spec, num_players=num_players, seed=seed)
+        try:
+            return load_policy(spec, num_players=num_players, seed=seed)
+        except Exception as e:  # it loaded when the server started: a file since removed, a user module's own bug
+            raise policy_failure(where, f"{spec!r} to load as it did when the server started", e) from e
 
 
 def policy_action(policy: Policy, game: Game) -> int:
@@ -165,6 +192,33 @@ def policy_action(policy: Policy, game: Game) -> int:
     if game.config.special_cards:  # bids and choices: only the scalar entry point plays them
         return int(policy.act(view))
     return int(policy.act_batch(BatchView.from_seat_view(view))[0])
+
+
+def step_policy(policy: Policy, game: Game, where: str, spec: str) -> None:
+    """Apply ``policy``'s action for the seat to act (``spec`` in ``where`` of the request).
+
+    Raises:
+        PolicyFailed: if the policy raises or returns an action the rules refuse; the game is then unchanged.
+    """
+    try:
+        game.step(policy_action(policy, game))
+    except Exception as e:  # any exception: an offered policy may be a user's module:attr
+        expected = f"{spec!r} (seat {game.current_seat}) to return a legal action at move {len(game.history)}"
+        raise policy_failure(where, expected, e) from e
+
+
+def reset_policies(policies: dict[int, Policy], specs: Sequence[str], where: Callable[[int], str]) -> None:
+    """Call ``reset()`` on every policy that has one (``specs[seat]`` names the policy of ``seat`` in ``where(seat)``).
+
+    Raises:
+        PolicyFailed: if a reset raises.
+    """
+    for i, p in policies.items():
+        if callable(getattr(p, "reset", None)):
+            try:
+                p.reset()
+            except Exception as e:
+                raise policy_failure(where(i), f"{specs[i]!r} (seat {i}) to reset for a new game", e) from e
 
 
 def action_ids(config: GameConfig) -> dict[str, int]:
@@ -185,6 +239,7 @@ class Session:
         specs: the policy spec by seat (``"human"`` for the human), kept in the record.
         seed: the game's seed (never sent before the end; it is in the record).
         perfect_memory: show opponents' chips as counted from public chip movements.
+        deals: the fixed deals the game was reset with (tests; the others are shuffled from ``seed``).
         last_active: store clock reading of the latest request.
         lock: serializes requests on this game.
     """
@@ -197,19 +252,38 @@ class Session:
     specs: list[str]
     seed: int
     perfect_memory: bool = False
+    deals: tuple[Deal, ...] = ()
     last_active: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def opponent_field(self, seat: int) -> str:
+        """Where the policy of ``seat`` was named in the request: ``"opponents[k]"`` (the human's seat is skipped)."""
+        return f"opponents[{seat - (seat > self.seat)}]"
 
     def play_opponents(self) -> list[HistoryEntry]:
         """Step the policies until it is the human's turn or the match is over; returns their decisions.
 
         Raises:
-            IllegalActionError: if a policy returns an illegal action (it is not replaced by a legal one).
+            PolicyFailed: if a policy raises or returns an illegal action (it is not replaced by a legal one);
+                the decisions before it stay applied (:meth:`act` undoes them, a new game is dropped).
         """
         start = len(self.game.history)
         while not self.game.is_over and self.game.current_seat != self.seat:
-            self.game.step(policy_action(self.policies[self.game.current_seat], self.game))
+            seat = self.game.current_seat
+            step_policy(self.policies[seat], self.game, self.opponent_field(seat), self.specs[seat])
         return self.game.history[start:]
+
+    def rewind(self, moves: int) -> None:
+        """Put the game back as it was after its first ``moves`` decisions.
+
+        It is replayed from its seed and fixed deals, so the deals still to come are those of a game that never
+        went further (the engine draws them from one seeded RNG as each deal starts).
+        """
+        game = Game(self.game.config)
+        game.reset(seed=self.seed, deals=self.deals or None)
+        for entry in self.game.history[:moves]:
+            game.step(entry.action)
+        self.game = game
 
     def act(self, action: str, move: int) -> list[HistoryEntry]:
         """Apply the human's ``action`` if ``move`` is the current move, then the policies'.
@@ -223,6 +297,8 @@ class Session:
         Raises:
             Conflict: for a finished game, a stale ``move`` or an illegal action; the game is left unchanged.
             WebError: (422) for an action name that is no action of this variant.
+            PolicyFailed: if a policy fails in reply; the human's action and the replies before it are undone,
+                so the game is as it was before the request.
         """
         game = self.game
         if game.is_over:
@@ -241,7 +317,12 @@ class Session:
             game.step(ids[action])
         except IllegalActionError as e:
             raise Conflict(f"action {action!r}: {e}") from e
-        self.play_opponents()
+        try:
+            self.play_opponents()
+        except PolicyFailed as e:
+            self.rewind(start)
+            undone = f"{e}; your action {action!r} was undone: the game is back at move {start}"
+            raise PolicyFailed(undone) from e.__cause__
         return game.history[start:]
 
     def record(self) -> GameRecord:
@@ -284,6 +365,7 @@ def new_session(
 
     Raises:
         WebError: (422) for a seat out of range, the wrong number of opponents or a spec not offered.
+        PolicyFailed: (500) if an offered policy fails to load or to reset.
     """
     n = config.num_players
     if seat is None:
@@ -298,16 +380,15 @@ def new_session(
         i: catalog.load(spec, n, seed + 1 + i, f"opponents[{k}]", special)
         for k, (i, spec) in enumerate(zip(others, opponents))
     }
-    for p in policies.values():
-        if callable(getattr(p, "reset", None)):
-            p.reset()
     specs = [HUMAN] * n
     labels = ["you"] * n
     for i, spec in zip(others, opponents):
         specs[i] = labels[i] = spec
+    reset_policies(policies, specs, lambda i: f"opponents[{i - (i > seat)}]")
     game = Game(config)
     game.reset(seed=seed, deals=deals)
-    return Session(secrets.token_urlsafe(18), game, seat, policies, labels, specs, seed, perfect_memory)
+    fixed = tuple(deals or ())
+    return Session(secrets.token_urlsafe(18), game, seat, policies, labels, specs, seed, perfect_memory, fixed)
 
 
 def play_match(config: GameConfig, specs: Sequence[str], catalog: PolicyCatalog, *, seed: int) -> GameRecord:
@@ -315,19 +396,19 @@ def play_match(config: GameConfig, specs: Sequence[str], catalog: PolicyCatalog,
 
     Raises:
         WebError: (422) for the wrong number of specs or a spec not offered.
+        PolicyFailed: (500) if a policy fails to load or reset, raises, or returns an illegal action.
     """
     n = config.num_players
     if len(specs) != n:
         raise WebError(f"policies: expected {n} policy specs for {n} players, got {len(specs)}", 422)
     special = bool(config.special_cards)
-    policies = [catalog.load(spec, n, seed + 1 + i, f"policies[{i}]", special) for i, spec in enumerate(specs)]
-    for p in policies:
-        if callable(getattr(p, "reset", None)):
-            p.reset()
+    policies = {i: catalog.load(spec, n, seed + 1 + i, f"policies[{i}]", special) for i, spec in enumerate(specs)}
+    reset_policies(policies, specs, lambda i: f"policies[{i}]")
     game = Game(config)
     game.reset(seed=seed)
     while not game.is_over:
-        game.step(policy_action(policies[game.current_seat], game))
+        seat = game.current_seat
+        step_policy(policies[seat], game, f"policies[{seat}]", specs[seat])
     return record_from_game(game, seed=seed, agents=list(specs))
 
 
@@ -392,6 +473,11 @@ class GameStore:
                 )
             session.last_active = now
             self._games[session.id] = session
+
+    def remove(self, game_id: str) -> None:
+        """Drop the game ``game_id`` if it is live (a game whose creation failed after :meth:`add`)."""
+        with self._lock:
+            self._games.pop(game_id, None)
 
     def get(self, game_id: str) -> Session:
         """The live game ``game_id``, marked active now.
