@@ -113,12 +113,24 @@ def act_grouped(
     return acts
 
 
+class PolicyActionError(ValueError):
+    """A policy played under ``checked`` (:func:`act_grouped`) returned a wrong shape or an illegal action: the fault
+    of the policy (e.g. a user's ``module:attr`` bot), which command lines report in one ``error:`` line."""
+
+
 def _check_actions(policy: Policy, actions: np.ndarray, own_chips: np.ndarray) -> None:
     name = getattr(policy, "name", type(policy).__name__)
     if actions.shape != own_chips.shape:
-        raise ValueError(f"policy {name}: expected actions of shape {own_chips.shape}, got {actions.shape}")
-    if ((actions != PASS) & (actions != TAKE)).any() or ((actions == PASS) & (own_chips == 0)).any():
-        raise ValueError(f"policy {name}: expected legal actions (PASS=0 needs a chip, TAKE=1), got {actions}")
+        raise PolicyActionError(
+            f"policy {name}: expected actions of shape {own_chips.shape} (one per game), got {actions.shape}"
+        )
+    bad = ((actions != PASS) & (actions != TAKE)) | ((actions == PASS) & (own_chips == 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise PolicyActionError(
+            f"policy {name}: expected legal actions (PASS=0 needs a chip, TAKE=1), got {int(bad.sum())} illegal of "
+            f"{len(actions)}, the first {actions[i].item()!r} with {int(own_chips[i])} chips"
+        )
 
 
 @dataclass(frozen=True)

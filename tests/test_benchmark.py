@@ -230,3 +230,15 @@ def test_serve_refuses_a_bad_preset_or_opponents_before_starting_the_server(caps
         assert exc.value.code == 2, argv
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith(f"error: {message}"), (argv, err)
+
+
+def test_gym_refuses_a_special_cards_network_before_timing(capsys):
+    """The gym envs play standard tables: a wildcards network was a RuleError traceback once timing started."""
+    with pytest.raises(SystemExit) as exc:
+        benchmark.main(["gym", "--seconds", "0.05", "--players", "3", "--opponents", "ppo-wildcards"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "error: --opponents: expected a policy that plays pass/take (the benchmarked Gymnasium envs play standard "
+        "tables), got 'ppo-wildcards', trained on special cards (125 actions)"
+    ]

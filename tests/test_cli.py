@@ -75,7 +75,7 @@ def record(tmp_path_factory) -> Path:
 
 CASES = [
     (evaluate.main, ["--policy", "./no/such/ckpt"], ["--policy: policy spec './no/such/ckpt': the path", "not exist"]),
-    (evaluate.main, ["--policy", "random", "--games", "0"], ["argument --games: expected an int >= 1, got 0"]),
+    (evaluate.main, ["--policy", "random", "--games", "0"], ["expected an int in 1..10000000, got 0"]),
     (evaluate.main, ["--policy", "ppo-mixed", "--players", "7"], ["expected a policy for 7 players", "[3, 4, 5]"]),
     (tournament.main, ["--policies", "random", "bogus", "x", "--out", "o"], ["--policies: policy spec 'bogus'"]),
     (tournament.main, ["--policies", "random", "--out", "o", "--players", "9"], ["--players: expected an int in 3..7"]),
@@ -95,6 +95,13 @@ CASES = [
     # numpy refused it only after the run folder existed, in its own words
     (selfplay.main, ["--run.seed", "-3"], ["invalid config", "run.seed: expected an int >= 0, got -3"]),
     (_rllib, ["--set", "run.seed=-1"], ["invalid config", "run.seed: expected an int >= 0, got -1"]),
+    # an update stopped before its first gradient step: the run trained nothing, silently
+    (selfplay.main, ["--ppo.target_kl", "0"], ["invalid config", "ppo.target_kl: expected a number > 0.0, got 0"]),
+    (
+        exploit.main,
+        ["--victim", "heuristic", "--timesteps", "4096", "--set", "ppo.target_kl=-1"],
+        ["ppo.target_kl: expected a number > 0.0, got -1"],
+    ),
     (selfplay.main, ["--bogus"], ["unrecognized arguments: --bogus"]),
     (selfplay.main, ["--resume", "/no/such/run"], ["--resume /no/such/run: expected a run folder with config.yaml"]),
     (_play, ["--players", "2"], ["argument --players: expected an int in 3..7, got 2"]),
@@ -228,6 +235,14 @@ def test_a_misspelt_preset_is_refused_naming_the_option_the_presets_and_the_valu
     assert not list(tmp_path.iterdir())
 
 
+def test_rllib_takes_its_overrides_in_the_order_typed():
+    """As ``training.selfplay``: a ``--SECTION.KEY VALUE`` flag was applied after every ``--set``."""
+    from training.rllib_selfplay import parse_args
+
+    _, overrides = parse_args(["--run.seed", "4", "--set", "run.seed=3", "--ppo.lr=1e-4", "--set", "ppo.lr=2e-4"])
+    assert overrides == ["run.seed=4", "run.seed=3", "ppo.lr=1e-4", "ppo.lr=2e-4"]
+
+
 def test_replay_refuses_seats_steps_and_samples_out_of_range(record):
     code, err = run_cli(_replay, [str(record), "--seat", "3"])
     assert_refused(code, err, "--seat: expected 0..2, got 3")
@@ -271,7 +286,7 @@ def test_fuzz_evaluate_games(value):
     # --flag=value: argparse would read a separate "-inf" or "-1e+300" as an option, not as the value
     code, err = run_cli(evaluate.main, ["--policy", "random", f"--games={value}", "--no-progress"])
     got = str(int(value)) if value.lstrip("-").isdigit() else repr(value)
-    assert_refused(code, err, f"argument --games: expected an int >= 1, got {got}")
+    assert_refused(code, err, f"argument --games: expected an int in 1..10000000, got {got}")
 
 
 @FUZZ

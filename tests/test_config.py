@@ -6,7 +6,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from training.config import CONFIG_DIR, ConfigError, dump_config, load_config, parse_overrides
+from training.config import CONFIG_DIR, ConfigError, dotted_flags_as_set, dump_config, load_config, parse_overrides
 from training.selfplay import split_dotted_flags
 
 SELFPLAY_CONFIGS = sorted(p for p in CONFIG_DIR.glob("*.yaml") if not p.name.startswith(("rllib", "sweep")))
@@ -545,6 +545,49 @@ def test_an_error_names_a_key_that_holds_equals_as_an_override_writes_it():
     with pytest.raises(ConfigError) as e:
         load_config(CONFIG_DIR / "smoke.yaml", ['pool.scripted."threshold:T=2"=abc'])
     assert str(e.value).endswith(": pool.scripted.\"threshold:T=2\": expected a number, got 'abc'")
+
+
+def test_dotted_flags_become_set_flags_in_place_so_the_last_given_wins():
+    """``--run.seed 4 --set run.seed=3`` trained with seed 4: the dotted flags were applied after every ``--set``,
+    whatever the order typed, though the two forms are documented as the same."""
+    argv = ["cfg.yaml", "--run.seed", "4", "--set", "run.seed=3", '--pool.scripted."threshold:T=2"=1.5', "--resume"]
+    assert dotted_flags_as_set(argv) == [
+        "cfg.yaml", "--set", "run.seed=4", "--set", "run.seed=3", "--set", 'pool.scripted."threshold:T=2"=1.5',
+        "--resume",
+    ]  # fmt: skip
+    with pytest.raises(ConfigError, match="override --run.seed: expected a value after it"):
+        dotted_flags_as_set(["--run.seed"])
+    # a whole mapping then one entry of it, and the other way round: in the order typed, as two --set do
+    assert load_config(None, ["pool.scripted={random: 1}", "pool.scripted.heuristic=2"]).pool.scripted == {
+        "random": 1.0, "heuristic": 2.0,
+    }  # fmt: skip
+    assert load_config(None, ["pool.scripted.heuristic=2", "pool.scripted={random: 1}"]).pool.scripted == {
+        "random": 1.0
+    }
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "-0.01"])
+def test_target_kl_is_above_zero_or_null(value):
+    """A negative ``ppo.target_kl`` stopped every PPO update before its first gradient step (and 0 after one
+    minibatch), so the run trained nothing, silently."""
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", [f"ppo.target_kl={value}"])
+    assert str(e.value).endswith(f": ppo.target_kl: expected a number > 0.0, got {value}")
+    assert load_config(CONFIG_DIR / "smoke.yaml", ["ppo.target_kl=null"]).ppo.target_kl is None
+    assert load_config(CONFIG_DIR / "smoke.yaml", ["ppo.target_kl=0.02"]).ppo.target_kl == 0.02
+
+
+def test_a_sweep_refuses_a_target_kl_of_zero_or_below_in_its_grid(tmp_path):
+    from training.scale.sweep import load_sweep
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(f"base: {CONFIG_DIR / 'smoke.yaml'}\nspace:\n  ppo.target_kl: {{grid: [0.02, -1]}}\n")
+    with pytest.raises(ConfigError) as e:
+        load_sweep(path)
+    assert str(e.value).startswith('space."ppo.target_kl": invalid config')
+    assert str(e.value).endswith("ppo.target_kl: expected a number > 0.0, got -1")
+    sweep, _ = load_sweep(path, ['space."ppo.target_kl".grid=[0.02, null]'])  # null: no early stop, allowed
+    assert sweep.space["ppo.target_kl"].grid == [0.02, None]
 
 
 def test_dotted_flags_keep_a_quoted_key_part_whole():

@@ -451,3 +451,31 @@ def test_wildcards_refuses_by_flag_who_cannot_play_and_says_who_can(argv, line, 
         ev.main([*argv, "--games", "3", "--no-progress"])
     assert e.value.code == 2
     assert capsys.readouterr().err == f"error: {line}\n"
+
+
+def test_cli_reports_a_bots_illegal_action_in_one_line_and_refuses_a_huge_game_count(capsys):
+    """A bot that passes at 0 chips was a ValueError traceback mid-run; 1e12 games tried to draw 80 TiB of deals."""
+    import training.specs as specs
+
+    for argv, want in [
+        (
+            ["--policy", "tests.test_evaluate:Cheater", "--opponents", "threshold", "--games", "30", "--no-progress"],
+            "error: policy cheater: expected legal actions (PASS=0 needs a chip, TAKE=1), got ",
+        ),
+        (["--policy", "random", "--games", str(10**12)], "error: argument --games: expected an int in 1..10000000, "),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            ev.main(argv)
+        assert exc.value.code == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(want), err
+    assert specs.load_policy("tests.test_evaluate:Cheater").name == "cheater"  # the spec above is the bot itself
+
+
+def test_an_illegal_action_is_counted_and_the_first_one_shown():
+    from nothanks_env.table import PolicyActionError, _check_actions
+
+    with pytest.raises(PolicyActionError, match=r"^policy cheater: .*got 2 illegal of 3, the first 0 with 0 chips$"):
+        _check_actions(Cheater(), np.array([1, 0, 2]), np.array([3, 0, 5]))
+    with pytest.raises(PolicyActionError, match=r"expected actions of shape \(3,\) \(one per game\), got \(2,\)"):
+        _check_actions(Cheater(), np.array([1, 0]), np.array([3, 0, 5]))

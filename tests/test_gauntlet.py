@@ -170,8 +170,8 @@ def test_compare_markdown_bolds_every_rate_that_prints_as_the_best():
     [
         (["--players", "9", "--policy", "random"], "argument --players: expected an int in 3..7, got 9"),
         (["--policy", "nonsense"], "--policy: policy spec 'nonsense': expected a baseline"),
-        (["--policy", "random", "--games", "0"], "argument --games: expected an int >= 1, got 0"),
-        (["--policy", "random", "--games", "x"], "argument --games: expected an int >= 1, got 'x'"),
+        (["--policy", "random", "--games", "0"], "argument --games: expected an int in 1..10000000, got 0"),
+        (["--policy", "random", "--games", "x"], "argument --games: expected an int in 1..10000000, got 'x'"),
         # every --workers is one type: the gauntlet took any int and named no "argument", exploit and distill
         # had no upper bound
         (["--policy", "random", "--workers", "0"], "argument --workers: expected an int in 1..256, got 0"),
@@ -359,3 +359,19 @@ def test_a_wildcards_gauntlet_names_the_policies_and_given_columns_that_cannot_p
         "--preset\n"
     )
     assert err.count("\n") == 1 and "training.evaluation.heldout:" not in err
+
+
+def test_column_games_takes_the_short_names_the_tables_print():
+    """Held-out columns are printed as LowCard; --column-games took only training.evaluation.heldout:LowCard."""
+    cols = [
+        gx.Column(("training.evaluation.heldout:LowCard",)),
+        gx.Column(("random", "training.evaluation.heldout:Hoarder")),
+    ]
+    got = gx.resolve_column_games(cols, {"LowCard": 6, "random+Hoarder": 9})
+    assert got == {"training.evaluation.heldout:LowCard": 6, "random+training.evaluation.heldout:Hoarder": 9}
+    with pytest.raises(ValueError, match=r"got 'training.evaluation.heldout:LowCard' twice \(as 'LowCard' and "):
+        gx.resolve_column_games(cols, {"LowCard": 6, "training.evaluation.heldout:LowCard": 9})
+    with pytest.raises(ValueError, match=r"or their short names \['LowCard', 'random\+Hoarder'\]\), got \['Nope'\]"):
+        gx.resolve_column_games(cols, {"Nope": 6})
+    rep = gx.gauntlet(NeverTakePolicy(), num_players=3, games=3, seed=0, columns=cols[:1], column_games={"LowCard": 6})
+    assert [r.games for r in rep.rows] == [6]

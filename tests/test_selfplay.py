@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from training import checkpoints as ckpt
@@ -407,6 +408,47 @@ def test_critic_warmup_holds_the_warm_started_actor_then_lets_it_learn(smoke_run
     assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.critic_warmup=100"]) == 2
     err = capsys.readouterr().err
     assert "critic_warmup: expected 0 without run.init_from" in err and "got 100" in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "seed"),
+    [
+        (["--run.seed", "4", "--set", "run.seed=3"], 3),
+        (["--set", "run.seed=3", "--run.seed", "4"], 4),
+        (["--run.seed=4", "--set", "run.seed=3", "--run.seed", "5"], 5),
+        (["--set", "run.seed=3", "--set", "run.seed=6"], 6),
+    ],
+)
+def test_the_override_typed_last_wins_in_either_form(flags, seed, tmp_path, monkeypatch):
+    """``--SECTION.KEY VALUE`` was applied after every ``--set``: ``--run.seed 4 --set run.seed=3`` trained
+    with seed 4."""
+    import training.learning.selfplay as sp
+
+    trained = []
+
+    class FakeTrainer:  # the run folder and its config.yaml, without the training
+        def __init__(self, cfg, run_dir):
+            self.cfg = cfg
+
+        def train(self):
+            trained.append(self.cfg.run.seed)
+
+    monkeypatch.setattr(sp, "Trainer", FakeTrainer)
+    runs = tmp_path / "runs"
+    assert main([SMOKE, "--set", f"run.runs_dir={runs}", *flags]) == 0
+    assert trained == [seed]
+    run = only_run(runs)
+    assert run.name.startswith(f"smoke__{seed}__")
+    assert yaml.safe_load((run / "config.yaml").read_text())["run"]["seed"] == seed
+
+
+def test_a_target_kl_of_zero_or_below_is_one_error_line(tmp_path, capsys):
+    """It stopped every PPO update before (or right after) its first gradient step: a run that trained nothing."""
+    assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "ppo.target_kl=-1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: invalid config ") and err.count("\n") == 1
+    assert err.endswith("ppo.target_kl: expected a number > 0.0, got -1\n")
+    assert not (tmp_path / "runs").exists()
 
 
 def test_missing_run_or_checkpoint_is_refused(tmp_path, capsys):

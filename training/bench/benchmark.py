@@ -525,12 +525,19 @@ def main(argv: list[str] | None = None) -> None:
     """Run the command line; bad input exits with code 2 after one ``error:`` line (:mod:`training.cli`)."""
     args = build_parser().parse_args(argv)
     if args.command == "gym":  # build the opponents once before timing, so a bad spec is refused up front
+        from nothanks_env.policy import special_cards_only
         from nothanks_env.specs import load_policy
         from training.cli import load_spec
 
         try:
             for n in args.players:
-                load_spec(load_policy, "--opponents", args.opponents, num_players=n)
+                policy = load_spec(load_policy, "--opponents", args.opponents, num_players=n)
+                if special_cards_only(policy):  # refused here, not by a traceback from the env once timing starts
+                    raise ValueError(
+                        f"--opponents: expected a policy that plays pass/take (the benchmarked Gymnasium envs play "
+                        f"standard tables), got {args.opponents!r}, trained on special cards "
+                        f"({policy.num_actions} actions)"
+                    )
         except ValueError as e:
             refuse(e)
     args.func(args)

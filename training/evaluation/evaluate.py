@@ -76,7 +76,7 @@ import numpy as np
 from nothanks_env.game import Deal, Game, GameConfig
 from nothanks_env.outcome import ranks, win_shares
 from nothanks_env.policy import Policy, check_player_count, special_cards_only
-from nothanks_env.table import act_grouped
+from nothanks_env.table import PolicyActionError, act_grouped
 from nothanks_env.vector import VectorGame, deal_cards, deal_matches  # noqa: F401 - deal_cards re-exported
 from training.variants import (
     add_variant_arguments,
@@ -85,6 +85,10 @@ from training.variants import (
     table_problem,
     variant_config,
 )
+
+MAX_GAMES = 10_000_000
+"""Most games one command plays per table (``--games``): every deal is drawn before the first game, about 90 bytes
+per game, so 10M games hold about 0.9 GB; a slip of a few zeros (1e12 asked for 80 TiB) is refused up front."""
 
 CHUNK_DEALS = 512
 """Deals per chunk of work (each played ``num_players`` times); fixed so results do not depend on workers."""
@@ -939,8 +943,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--policy", nargs="+", required=True, help="candidate policy spec(s), see training.specs")
     ap.add_argument("--opponents", nargs="+", default=["heuristic"], help="opponent specs (one repeats)")
     ap.add_argument(
-        "--games", type=int_in(1), default=5000, help="games (rounded up to a multiple of --players: every deal is "
-        "played once per seat rotation; the output says so)"
+        "--games", type=int_in(1, MAX_GAMES), default=5000, help="games (rounded up to a multiple of --players: every "
+        f"deal is played once per seat rotation; the output says so), at most {MAX_GAMES:,}"
     )  # fmt: skip
     ap.add_argument("--seed", type=int_in(0), default=0)
     ap.add_argument("--workers", type=workers_arg(), default=1, help="processes (use the core count for speed)")
@@ -987,17 +991,20 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
             connect(args.ray, num_cpus=args.workers)
     except (ValueError, OSError, ImportError) as e:
         refuse(e)
-    report = evaluate(
-        candidates,
-        opponents,
-        num_players=config.num_players,
-        games=args.games,
-        seed=args.seed,
-        config=config,
-        workers=args.workers,
-        progress=not args.no_progress,
-        ray=args.ray,
-    )
+    try:
+        report = evaluate(
+            candidates,
+            opponents,
+            num_players=config.num_players,
+            games=args.games,
+            seed=args.seed,
+            config=config,
+            workers=args.workers,
+            progress=not args.no_progress,
+            ray=args.ray,
+        )
+    except PolicyActionError as e:  # a user's bot that returned an illegal action: its fault, one error line
+        refuse(e)
     console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: do not wrap
     console.print(report.table(compact=console.width < FULL_TABLE_WIDTH))
     unit = "games" if report.played.endswith(" games") else "matches"

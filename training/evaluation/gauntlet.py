@@ -46,7 +46,14 @@ from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy, special_cards_only
 from nothanks_env.specs import _holds_checkpoint
 from training.cli import Parser, add_overwrite_argument, check_outputs, int_in, workers_arg
-from training.evaluation.evaluate import PolicyStats, label_policies, plan_matchup, rounded_games, run_many
+from training.evaluation.evaluate import (
+    MAX_GAMES,
+    PolicyStats,
+    label_policies,
+    plan_matchup,
+    rounded_games,
+    run_many,
+)
 from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS, short_name
 from training.variants import (
     add_variant_arguments,
@@ -379,7 +386,8 @@ def gauntlet(
         games: games per column, rounded up to a multiple of ``num_players``; a column's cap applies.
         seed: every column uses this seed (the same deals in every column).
         columns: the opponent tables (default: :data:`STANDARD_COLUMNS`).
-        column_games: column label -> games for that column, replacing its cap and ``games``.
+        column_games: column label (or its short name, ``LowCard`` for ``training.evaluation.heldout:LowCard``) ->
+            games for that column, replacing its cap and ``games``.
         config: rule variant (default: standard rules), e.g. a preset's; matches count the match win.
         workers: processes shared by all the columns (1 = this process).
         progress: show a progress bar over all the games.
@@ -400,10 +408,7 @@ def gauntlet(
     if not columns or len(set(labels)) != len(labels):
         raise ValueError(f"columns: expected at least one column and no repeats, got {labels}")
     check_seats(columns, num_players)
-    overrides = dict(column_games or {})
-    unknown = sorted(set(overrides) - set(labels))
-    if unknown:
-        raise ValueError(f"column_games: expected labels among the columns {labels}, got {unknown}")
+    overrides = resolve_column_games(columns, column_games or {})
     for label, n in [("games", games), *overrides.items()]:
         if not isinstance(n, int) or n < 1:
             raise ValueError(f"games of {label}: expected an int >= 1, got {n!r}")
@@ -465,8 +470,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = Parser(prog="python -m training.gauntlet", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
     ap.add_argument("--policy", nargs="+", help="policy spec(s) to put through the gauntlet (training.specs)")
-    ap.add_argument("--games", type=int_in(1), default=3000, help="games per column (rounded up to a multiple of P, "
-                    "every deal played once per seat rotation; the output says so)")  # fmt: skip
+    ap.add_argument("--games", type=int_in(1, MAX_GAMES), default=3000, help="games per column (rounded up to a "
+                    "multiple of P, every deal played once per seat rotation; the output says so)")  # fmt: skip
     ap.add_argument("--seed", type=int_in(0), default=0)
     ap.add_argument("--workers", type=workers_arg(), default=1, help="processes shared by the columns (the core count)")
     which = ap.add_mutually_exclusive_group()
@@ -486,6 +491,34 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def resolve_column_games(
+    columns: Sequence[Column], column_games: Mapping[str, int], name: str = "column_games"
+) -> dict[str, int]:
+    """``column_games`` keyed by each column's :attr:`Column.label`: a key may be the label or the short name the
+    tables print without ``×N`` (``LowCard`` for ``training.evaluation.heldout:LowCard``, ``LowCard+Hoarder``).
+
+    Raises:
+        ValueError: ``"<name>: expected ..."`` for a key that names no column, or two keys naming one column.
+    """
+    labels = [c.label for c in columns]
+    short = {"+".join(short_name(s) for s in c.opponents): c.label for c in columns}
+    out: dict[str, int] = {}
+    keys: dict[str, str] = {}
+    for key, n in column_games.items():
+        label = key if key in labels else short.get(key, key)
+        if label in out:
+            raise ValueError(
+                f"{name}: expected each column at most once, got {label!r} twice (as {keys[label]!r} and {key!r})"
+            )
+        out[label], keys[label] = n, key
+    unknown = sorted(set(out) - set(labels))
+    if unknown:
+        names = [k for k, v in short.items() if k != v]
+        also = f" (or their short names {names})" if names else ""
+        raise ValueError(f"{name}: expected labels among the columns {labels}{also}, got {unknown}")
+    return out
+
+
 def _column_games(items: Sequence[str]) -> dict[str, int]:
     """``--column-games`` as label -> games; a label given twice is refused (which count was meant?)."""
     out: dict[str, int] = {}
@@ -496,6 +529,8 @@ def _column_games(items: Sequence[str]) -> dict[str, int]:
             games = int(n)
         except ValueError:
             raise ValueError(f"--column-games: expected LABEL=N with N an int, got {item!r}") from None
+        if not 1 <= games <= MAX_GAMES:
+            raise ValueError(f"--column-games: expected LABEL=N with N in 1..{MAX_GAMES:,}, got {item!r}")
         if label in out:
             raise ValueError(
                 f"--column-games: expected each column at most once, got {label!r} twice ({given[label]!r} and "
@@ -587,11 +622,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _check_args(args)
         columns = [parse_column(c) for c in args.columns] if args.columns else list(default_columns)
-        column_games = _column_games(args.column_games)
-        labels = [c.label for c in columns]
-        unknown = sorted(set(column_games) - set(labels))
-        if unknown:
-            raise ValueError(f"--column-games: expected labels among the columns {labels}, got {unknown}")
+        column_games = resolve_column_games(columns, _column_games(args.column_games), "--column-games")
         config = variant_config(args)
         n = config.num_players
         check_seats(columns, n, "--columns")

@@ -39,8 +39,10 @@ import numpy as np
 
 from nothanks_env.game import GameConfig
 from nothanks_env.policy import Policy, check_player_count
+from nothanks_env.table import PolicyActionError
 from nothanks_env.vector import deal_matches
 from training.evaluation.evaluate import (
+    MAX_GAMES,
     PolicyStats,
     check_plays,
     duplicate_seating,
@@ -248,8 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = Parser(prog="python -m training.tournament", description=__doc__.split("\n\n")[0])
     add_variant_arguments(ap)
     ap.add_argument("--policies", nargs="+", required=True, help="policy specs of the pool (see training.specs)")
-    ap.add_argument("--games", type=int_in(1), default=20000, help="games (rounded up to a multiple of --players, "
-                    "every deal played once per seat rotation; the output says so)")  # fmt: skip
+    ap.add_argument("--games", type=int_in(1, MAX_GAMES), default=20000, help="games (rounded up to a multiple of "
+                    "--players, every deal played once per seat rotation; the output says so)")  # fmt: skip
     ap.add_argument("--seed", type=int_in(0), default=0)
     ap.add_argument("--workers", type=workers_arg(), default=1, help="processes (use the core count for speed)")
     ap.add_argument("--out", required=True, help="directory for the leaderboard files (created if missing)")
@@ -284,16 +286,19 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
     except (ValueError, OSError, ImportError) as e:
         refuse(e)
     t0 = time.perf_counter()
-    result = tournament(
-        pool,
-        num_players=config.num_players,
-        games=args.games,
-        seed=args.seed,
-        config=config,
-        workers=args.workers,
-        progress=not args.no_progress,
-        ray=args.ray,
-    )
+    try:
+        result = tournament(
+            pool,
+            num_players=config.num_players,
+            games=args.games,
+            seed=args.seed,
+            config=config,
+            workers=args.workers,
+            progress=not args.no_progress,
+            ray=args.ray,
+        )
+    except PolicyActionError as e:  # a user's bot that returned an illegal action: its fault, one error line
+        refuse(e)
     result.write(pathlib.Path(args.out))
     print(result.markdown())
     note = f" ({result.rounding_note})" if result.rounding_note else ""

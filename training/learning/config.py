@@ -22,7 +22,7 @@ import dataclasses
 import re
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -398,7 +398,12 @@ class PPOSection(PPOCommon):
     n_steps: Int = Field(64, ge=1)
     batch_size: Int = Field(1024, ge=2)
     n_epochs: Int = Field(4, ge=1)
-    target_kl: Float | None = None
+    target_kl: Float | None = Field(
+        None,
+        gt=0.0,
+        description="stop an update's epochs once the approximate KL to the rollout's policy passes 1.5 x this "
+        "(SB3); null: never. Above 0: at 0 every update would stop after one minibatch, below 0 before any",
+    )
 
 
 class EvalSection(_Section):
@@ -616,6 +621,10 @@ def _describe(error: Any, model: type[BaseModel]) -> str:
             return f"{key}: {msg}"
         return f"{key}: {msg}, got {got!r}"
     _, annotation = _field_at(model, loc)
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):  # Float | None: the number's noun
+        annotation = next((a for a in typing.get_args(annotation) if a is not type(None)), annotation)
+    if typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
     noun = {int: "an int", float: "a number"}.get(annotation, "a value")
     hint = ""
     if kind in _BOUNDS:
@@ -949,6 +958,35 @@ def split_dotted_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     ``pool.scripted."threshold:T=2"=1.5``.
     """
     rest, overrides = [], []
+    for is_override, a in _dotted_flags(argv):
+        (overrides if is_override else rest).append(a)
+    return rest, overrides
+
+
+def dotted_flags_as_set(argv: Sequence[str], flag: str = "--set") -> list[str]:
+    """``argv`` with each ``--SECTION.KEY VALUE`` / ``--SECTION.KEY=VALUE`` flag written as ``flag KEY=VALUE`` in
+    its place, so that a parser's ``--set`` (``action="append"``) holds every override in command-line order:
+    of two for one key, the one typed last wins, whichever form each is written in.
+
+    >>> dotted_flags_as_set(["cfg.yaml", "--run.seed", "4", "--set", "run.seed=3"])
+    ['cfg.yaml', '--set', 'run.seed=4', '--set', 'run.seed=3']
+
+    Raises:
+        ConfigError: for a ``--SECTION.KEY`` flag without a value after it.
+    """
+    out: list[str] = []
+    for is_override, a in _dotted_flags(argv):
+        out += [flag, a] if is_override else [a]
+    return out
+
+
+def _dotted_flags(argv: Sequence[str]) -> Iterator[tuple[bool, str]]:
+    """Each argument of ``argv`` as ``(False, arg)``, except a ``--SECTION.KEY[=VALUE]`` flag and its value, which
+    come as one ``(True, "KEY=VALUE")``.
+
+    Raises:
+        ConfigError: for a ``--SECTION.KEY`` flag without a value after it.
+    """
     it = iter(argv)
     for a in it:
         end = _flag_key_end(a[2:]) + 2 if a.startswith("--") else 0
@@ -958,7 +996,6 @@ def split_dotted_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
                 val = next(it, None)
                 if val is None:
                     raise ConfigError(f"override {a}: expected a value after it")
-            overrides.append(f"{_flag_key(key)}={val}")
+            yield True, f"{_flag_key(key)}={val}"
         else:
-            rest.append(a)
-    return rest, overrides
+            yield False, a

@@ -58,10 +58,11 @@ from training.learning.config import (
     Config,
     ConfigError,
     changed_key,
+    dotted_flags_as_set,
     dump_config,
     load_config,
     planned_timesteps,
-    split_dotted_flags,
+    split_dotted_flags,  # noqa: F401 - kept importable from here (training.selfplay.split_dotted_flags)
 )
 from training.learning.reporting import learning_curve, sb3_logger, summary_table
 
@@ -1016,7 +1017,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="python -m training.selfplay",
         description="Self-play MaskablePPO for No Thanks! with an opponent pool (see configs/*.yaml).",
-        epilog="Any config value can be set with --set SECTION.KEY=VALUE or --SECTION.KEY VALUE.",
+        epilog="Any config value can be set with --set SECTION.KEY=VALUE or --SECTION.KEY VALUE (the same thing: of "
+        "two for one key, the one typed last wins).",
     )
     p.add_argument("config", nargs="?", help="YAML config (default configs/selfplay.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config value")
@@ -1029,14 +1031,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
-        rest, dotted = split_dotted_flags(argv)
-        args = parser.parse_args(rest)
+        args = parser.parse_args(dotted_flags_as_set(argv))  # --SECTION.KEY VALUE as --set, in the order typed
     except ConfigError as e:
         return _refused(e)
     except SystemExit as e:  # --help, or bad input already reported on one line
         return int(e.code or 0)
     try:
-        overrides = [*args.set, *dotted]
+        overrides = list(args.set)
         if args.resume is not None:  # "" too: refused, never a fresh run instead
             run_dir = runs.resume_dir(args.resume, args.config)
             try:

@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from training.learning import runs
-from training.learning.config import ConfigError, changed_key, dump_config, load_config, split_dotted_flags
+from training.learning.config import ConfigError, changed_key, dotted_flags_as_set, dump_config, load_config
 from training.scale.rllib_config import DEFAULT_RLLIB_CONFIG, LEARNER, RLlibConfig
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -548,19 +548,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     """The command line, checked before torch or Ray is imported (so that ``--help`` and bad arguments answer at
-    once), and its config overrides: the ``--set`` ones, then ``--SECTION.KEY VALUE``.
+    once), and its config overrides: the ``--set`` and ``--SECTION.KEY VALUE`` ones in the order typed (of two for
+    one key, the later wins).
 
     Raises:
         SystemExit: from argparse: ``--help``, or bad input already reported on one ``error:`` line.
         ConfigError: for ``--overwrite`` without ``--export``, or ``--export`` without ``--out``.
     """
-    rest, dotted = split_dotted_flags(list(argv))
-    args = build_parser().parse_args(rest)
+    args = build_parser().parse_args(dotted_flags_as_set(list(argv)))
     if args.overwrite and not args.export:
         raise ConfigError("--overwrite: expected with --export (it replaces an existing --out), got it without")
     if args.export and not args.out:
         raise ConfigError("--export: expected --out DIR for the exported checkpoint, got none")
-    return args, [*args.set, *dotted]
+    return args, list(args.set)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
