@@ -1,7 +1,9 @@
 """Expert iteration's distillation step: record a teacher's decisions, fit a network to them, save it."""
 
 import json
+import os
 import re
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -9,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from netweights import random_weights
 from procs import alive, start_with_workers, stop_and_wait, workers_left_after_kill
 
 from nothanks_env.baselines.simple import NeverTakePolicy
@@ -86,13 +89,19 @@ def test_the_command_line_writes_a_loadable_checkpoint_and_refuses_bad_input(tmp
         (["--departure-weight", "0"], "argument --departure-weight: expected a finite number > 0, got '0'"),
         (["--departure-weight", "inf"], "argument --departure-weight: expected a finite number > 0, got 'inf'"),
         (["--lr", "nan"], "argument --lr: expected a finite number > 0, got 'nan'"),
+        # finite but beyond what the float32 fit takes: Adam's traceback after every game had been played
+        (["--lr", "1e39"], "argument --lr: expected a number <= 1e+30 (the fit is float32), got '1e39'"),
+        (["--lr", "3e38"], "argument --lr: expected a number <= 1e+30 (the fit is float32), got '3e38'"),
+        (["--kl", "1e39"], "argument --kl: expected a number <= 1e+30 (the fit is float32), got '1e39'"),
+        (["--departure-weight", "1e39"],
+         "argument --departure-weight: expected a number <= 1e+30 (the fit is float32), got '1e39'"),
         (["--holdout", "nan"], "--holdout: expected a share in (0, 1), got nan"),
         (["--holdout", "1"], "--holdout: expected a share in (0, 1), got 1.0"),
         (["--opponents", "heuristic+utility+extort"], "--opponents: expected one spec or 2 joined by '+'"),
         (["--teacher", "nosuchbot"], "--teacher: "),
         (["--save-data", "/dev/null/d.npz"], "--save-data: expected a path whose folders can be created, got "),
     ],
-)
+)  # fmt: skip
 def test_bad_input_is_one_error_line(tmp_path, capsys, extra, message):
     argv = ["--teacher", "heuristic", "--student", "ppo-3p", "--out", str(tmp_path / "x"), *extra]
     assert distill.main(argv) == 2
@@ -141,11 +150,11 @@ def test_decisions_saved_once_can_be_fitted_again(tmp_path, capsys):
 
 
 def test_decisions_of_two_table_sizes_fit_one_student_together(tmp_path):
-    # the 4-5 player network: one file per table size, then one fit on both
+    # the 4-5 player network (ppo-5p: ppo-4p became a 4-player network): one file per table size, one fit on both
     files = []
     for players in (4, 5):
         f = tmp_path / f"d{players}.npz"
-        args = ["--teacher", "never-take", "--student", "ppo-4p", "--players", str(players), "--games",
+        args = ["--teacher", "never-take", "--student", "ppo-5p", "--players", str(players), "--games",
                 str(2 * 100 * players), "--epochs", "1", "--no-progress"]  # fmt: skip
         assert distill.main([*args, "--out", str(tmp_path / f"s{players}"), "--save-data", str(f)]) == 0
         files.append(f)
@@ -157,7 +166,7 @@ def test_decisions_of_two_table_sizes_fit_one_student_together(tmp_path):
     assert (np.unique(both.game) == np.arange(400)).all()
     out = tmp_path / "both"
     # no --teacher and no --players: both belong to the games already played, not to this fit
-    assert distill.main(["--student", "ppo-4p", "--out", str(out), "--no-progress", "--epochs", "1",
+    assert distill.main(["--student", "ppo-5p", "--out", str(out), "--no-progress", "--epochs", "1",
                          "--load-data", *map(str, files)]) == 0  # fmt: skip
     summary = json.loads((out / "distill.json").read_text())
     assert summary["data"] == [str(f) for f in files] and summary["num_players"] is None
@@ -179,8 +188,8 @@ def test_saved_decisions_are_never_overwritten_nor_fitted_to_a_student_of_anothe
         f"{str(data_file)!r} (an existing file)\n"
     )
     assert data_file.read_bytes() == before and not (tmp_path / "b").exists()
-    # 3-player decisions do not fit the 4-5 player network
-    assert distill.main(["--student", "ppo-4p", "--out", str(tmp_path / "c"), "--load-data", str(data_file)]) == 2
+    # 3-player decisions do not fit the 4-5 player network (ppo-5p)
+    assert distill.main(["--student", "ppo-5p", "--out", str(tmp_path / "c"), "--load-data", str(data_file)]) == 2
     assert capsys.readouterr().err == (
         f"error: --load-data: expected decisions at a table size the student plays ([4, 5]), got 3-player "
         f"decisions in {str(data_file)!r}\n"
@@ -228,6 +237,9 @@ def _damaged(path, kind: str) -> None:
             "strings": {"obs": np.full((n, 445), "a")},
             "mask": {"mask": data.mask.astype(np.int64) * 2},
             "keys": {"action": None, "game": None},
+            "encoding": {"encoding": np.array("not json")},
+            "encoding keys": {"encoding": np.array(json.dumps({"chip_memory": True}))},
+            "rules": {"rules": np.array("[]")},
         }[kind]
         np.savez(path, **_arrays(data, **changes))
 
@@ -246,6 +258,10 @@ def _damaged(path, kind: str) -> None:
         ("strings", "expected numbers in obs, got dtype <U1 in '{f}'"),
         ("mask", "expected mask values 0/1 or true/false, got 2 in '{f}'"),
         ("keys", "expected the arrays obs, mask, action, game, got ['mask', 'obs'] (no action, game) in '{f}'"),
+        ("encoding", "expected encoding as a JSON object (text), got array('not json', dtype='<U8') in '{f}'"),
+        ("encoding keys", "expected an encoding of chip_memory and behaviour (true/false) and observation_layout "
+                          "([[piece, size], ...]), got {{'chip_memory': True}} in '{f}'"),
+        ("rules", "expected rules as a JSON object (text), got array('[]', dtype='<U2') in '{f}'"),
     ],
 )  # fmt: skip
 def test_damaged_saved_decisions_are_one_error_line_naming_the_file(tmp_path, capsys, kind, message):
@@ -264,8 +280,8 @@ def test_damaged_saved_decisions_are_one_error_line_naming_the_file(tmp_path, ca
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--lr", "1e308"], "try a smaller --lr than 1e+308 or --kl than 0.1"),
-        (["--kl", "1e308"], "try a smaller --lr than 0.0001 or --kl than 1e+308"),
+        (["--lr", "1e30"], "try a smaller --lr than 1e+30 or --kl than 0.1"),
+        (["--lr", "1e30", "--kl", "1e30"], "try a smaller --lr than 1e+30 or --kl than 1e+30"),
     ],
 )
 def test_a_fit_that_diverges_writes_no_checkpoint(tmp_path, capsys, extra, message):
@@ -276,7 +292,8 @@ def test_a_fit_that_diverges_writes_no_checkpoint(tmp_path, capsys, extra, messa
     argv = ["--student", "ppo-3p", "--out", str(out), "--load-data", str(f), "--no-progress", "--epochs", "2", *extra]
     assert distill.main(argv) == 2
     err = capsys.readouterr().err
-    assert re.match(r"error: fit: the (loss|weights) became NaN or infinite at epoch 1 of 2 \(", err) and message in err
+    assert re.match(r"error: fit: the (loss|weights) became NaN or infinite at epoch \d of 2 \(", err)
+    assert message in err
     assert err.endswith("); no checkpoint was written\n") and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npz"]  # no --out, no .out.tmp
     with pytest.raises(ValueError, match="kl: expected a finite number >= 0, got nan"):
@@ -294,6 +311,153 @@ def test_made_up_decisions_load_and_fit(tmp_path):
     assert distill.main(["--student", "ppo-3p", "--out", str(tmp_path / "out"), "--load-data", str(f),
                          "--epochs", "1", "--no-progress"]) == 0  # fmt: skip
     json.loads((tmp_path / "out" / "distill.json").read_text())
+
+
+# ------------------------------------------------------------------ one deal in one file; data for another student
+@pytest.mark.parametrize("given_as", ["twice", "another spelling", "a link"])
+def test_a_file_given_twice_is_refused(tmp_path, capsys, monkeypatch, given_as):
+    # each copy's games got ids of their own and were split independently: most held-out decisions had a twin in
+    # the fit, and the held-out agreement was mostly training accuracy
+    _no_work(monkeypatch)
+    f = tmp_path / "d.npz"
+    _decisions().save(f)
+    second = {
+        "twice": str(f),
+        "another spelling": f"{tmp_path}/./d.npz",
+        "a link": str(tmp_path / "link.npz"),
+    }[given_as]
+    if given_as == "a link":
+        os.symlink(f, second)
+    argv = ["--student", "ppo-3p", "--out", str(tmp_path / "out"), "--no-progress", "--load-data", str(f), second]
+    assert distill.main(argv) == 2
+    got = f"{str(f)!r} twice" if given_as == "twice" else f"{str(f)!r} and {second!r}, the same file"
+    assert capsys.readouterr().err == f"error: --load-data: expected each file at most once, got {got}\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_copy_or_deals_played_again_are_refused(tmp_path, capsys, monkeypatch):
+    _no_work(monkeypatch)
+    first, copy, again = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "c.npz"
+    _decisions().save(first)
+    shutil.copy(first, copy)  # byte for byte
+    # 20 of the 40 deals of the first file (their decisions in the order recorded), 20 others
+    parts = [_decisions().take(np.flatnonzero(_decisions().game < 20)), _decisions(200, seed=5)]
+    distill.Decisions.concat(parts).save(again)
+    argv = ["--student", "ppo-3p", "--out", str(tmp_path / "out"), "--no-progress", "--load-data", str(first)]
+    assert distill.main([*argv, str(copy)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --load-data: expected files of different decisions, got {str(first)!r} and {str(copy)!r} holding "
+        "the same ones (a copy: each deal would be both fitted and held out)\n"
+    )
+    assert distill.main([*argv, str(again)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --load-data: expected files of different deals, got 20 of the 40 deals of {str(again)!r} also in "
+        f"{str(first)!r} (played again, e.g. with the same --seed: a held-out deal's twin would be fitted)\n"
+    )
+    assert not (tmp_path / "out").exists()
+    # a file of other deals is fitted together with the first
+    _decisions(seed=9).save(other := tmp_path / "d.npz")
+    both = distill.load_decisions([str(first), str(other)])
+    assert len(both) == 800 and (np.unique(both.game) == np.arange(80)).all()
+
+
+def test_the_same_seed_with_more_games_plays_the_same_deals_again(tmp_path):
+    # the --games 600 file begins with the --games 300 file's 100 deals (the same task seeds): a leak as a copy is
+    few, _ = distill.generate("heuristic", "ppo-3p", ["heuristic"], num_players=3, games=300, seed=0)
+    more, _ = distill.generate("heuristic", "ppo-3p", ["heuristic"], num_players=3, games=600, seed=0)
+    few.save(tmp_path / "few.npz")
+    more.save(tmp_path / "more.npz")
+    files = [str(tmp_path / "few.npz"), str(tmp_path / "more.npz")]
+    with pytest.raises(ValueError, match=r"got 100 of the 200 deals of '.*more\.npz' also in '.*few\.npz'"):
+        distill.load_decisions(files)
+    other, _ = distill.generate("heuristic", "ppo-3p", ["heuristic"], num_players=3, games=300, seed=1)
+    other.save(tmp_path / "other.npz")
+    assert len(distill.load_decisions([files[0], str(tmp_path / "other.npz")])) == len(few) + len(other)
+
+
+def _student_without_chip_memory(tmp_path) -> str:
+    """A 3-player checkpoint that reads 445 values, as ppo-3p does, but without chip memory."""
+    meta = {"activation": "relu", "chip_memory": False, "behaviour": True, "num_players": [3]}
+    return str(ckpt.save_checkpoint(tmp_path / "nomem", random_weights((445, 16, 2)), meta))
+
+
+def test_decisions_record_their_encoding_and_another_students_is_refused(tmp_path, capsys):
+    # the file held no encoding: decisions encoded with chip memory trained a student without it, silently (the
+    # sizes match); now --save-data records it and --load-data compares it with the student's, by name
+    data, _ = distill.generate("heuristic", "ppo-3p", ["heuristic"], num_players=3, games=300, seed=0)
+    ppo = ckpt.read_metadata(ckpt.resolve_checkpoint("ppo-3p"))
+    assert data.encoding == {"chip_memory": True, "behaviour": True, "observation_layout": ppo["observation_layout"]}
+    assert data.rules == {
+        "num_removed": 9, "removed_face_up": [], "starting_chips": None, "lowest_card": 3, "highest_card": 35,
+        "num_deals": 1, "starting_seat": None, "opponent_chips": "hidden", "special_cards": [],
+    }  # fmt: skip
+    f = tmp_path / "d.npz"
+    data.save(f)
+    back = distill.Decisions.load(f, ppo)
+    assert back.encoding == data.encoding and back.rules == data.rules and back.num_players == 3
+    nomem = _student_without_chip_memory(tmp_path)
+    for student, option in ((nomem, "chip_memory"), ("ppo-3p-v2", "behaviour")):  # v2: 389 inputs, no behaviour
+        out = tmp_path / "out"
+        assert distill.main(["--student", student, "--out", str(out), "--load-data", str(f), "--no-progress"]) == 2
+        assert capsys.readouterr().err == (
+            f"error: --load-data: expected observations encoded for the student ({option}=False), got observations "
+            f"encoded with {option}=True in {str(f)!r}\n"
+        )
+        assert not out.exists()
+    # a file saved before the encoding was recorded still loads; only its size is checked, which chip_memory keeps
+    old = tmp_path / "old.npz"
+    np.savez(old, obs=data.obs, mask=data.mask, action=data.action, game=data.game, num_players=np.int64(3))
+    loaded = distill.Decisions.load(old, ckpt.read_metadata(nomem))
+    assert loaded.encoding is None and loaded.rules is None and len(loaded) == len(data)
+    with pytest.raises(ValueError, match=r"expected observations of 389 values \(the student's\), got 445"):
+        distill.Decisions.load(old, ckpt.read_metadata(ckpt.resolve_checkpoint("ppo-3p-v2")))
+
+
+def test_decisions_of_other_rules_are_refused(tmp_path, capsys):
+    data = _decisions()
+    data.encoding = distill.student_encoding(ckpt.read_metadata(ckpt.resolve_checkpoint("ppo-3p")))
+    data.rules = distill.played_rules() | {"num_removed": 5}
+    data.save(f := tmp_path / "d.npz")
+    out = tmp_path / "out"
+    assert distill.main(["--student", "ppo-3p", "--out", str(out), "--load-data", str(f), "--no-progress"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --load-data: expected decisions played under the standard rules distillation plays (num_removed=9), "
+        f"got num_removed=5 in {str(f)!r}\n"
+    )
+    data.rules = distill.played_rules()
+    data.save(f)
+    assert distill.Decisions.load(f).rules["num_removed"] == 9
+
+
+def test_a_teacher_given_twice_for_one_table_is_refused(tmp_path, capsys, monkeypatch):
+    # the last one was kept, silently: distill.json said teacher_of {"random": "ppo-3p-v1"}
+    _no_work(monkeypatch)
+    argv = [
+        "--teacher", "heuristic", "--student", "ppo-3p", "--out", str(tmp_path / "out"), "--opponents", "heuristic",
+        "random", "--teacher-of", "random", "ppo-3p", "--teacher-of", "random", "ppo-3p-v1", "--no-progress",
+    ]  # fmt: skip
+    assert distill.main(argv) == 2
+    assert capsys.readouterr().err == (
+        "error: --teacher-of: expected each table at most once, got 'random' twice ('ppo-3p' and 'ppo-3p-v1')\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("flag", ["--lr", "--kl", "--departure-weight"])
+def test_a_value_the_float32_fit_cannot_take_is_refused_before_any_game(tmp_path, capsys, monkeypatch, flag):
+    # --lr 1e39 (or 3e38: Adam's first step is 10 x lr) played every game, then ended in Adam's traceback "value
+    # cannot be converted to type float without overflow"; --departure-weight 1e39 in the same one
+    fit = distill.fit
+    _no_work(monkeypatch)
+    argv = ["--teacher", "heuristic", "--student", "ppo-3p", "--out", str(tmp_path / "out"), "--games", "300"]
+    assert distill.main([*argv, flag, "1e39"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: argument {flag}: expected a number <= 1e+30 (the fit is float32), got '1e39'\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+    name = flag[2:].replace("-", "_")
+    with pytest.raises(ValueError, match=rf"^{name}: expected a number <= 1e\+30 \(the fit is float32\), got 1e\+39$"):
+        fit("ppo-3p", _decisions(), **{name: 1e39})  # the library refuses it too
 
 
 # ------------------------------------------------------------------ --out: the shared output check, and --overwrite

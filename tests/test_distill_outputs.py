@@ -7,11 +7,14 @@ exist yet (pass --overwrite to replace it)".
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from training import distill
+from training.checkpoints import read_metadata, resolve_checkpoint
 from training.cli import check_outputs
 
 FIT = ["--teacher", "never-take", "--student", "ppo-3p", "--games", "300", "--epochs", "1", "--no-progress"]
@@ -64,3 +67,16 @@ def test_overwrite_replaces_the_file_and_missing_folders_are_created(tmp_path: P
     assert distill.main([*FIT, "--out", str(tmp_path / "b"), "--save-data", str(nested)]) == 0
     again = distill.Decisions.load(nested)
     assert len(again) == len(replaced) and (again.action == replaced.action).all()  # same seed, same decisions
+
+
+def test_the_saved_file_records_what_its_observations_were_encoded_for(tmp_path: Path):
+    # the file held obs, mask, action, game and num_players only: nothing told which chip_memory had encoded them
+    saved = tmp_path / "d.npz"
+    assert distill.main([*FIT, "--out", str(tmp_path / "o"), "--save-data", str(saved)]) == 0
+    with np.load(saved, allow_pickle=False) as z:  # JSON text: no pickle needed to read it
+        assert sorted(z.files) == ["action", "encoding", "game", "mask", "num_players", "obs", "rules"]
+        encoding, rules = json.loads(str(z["encoding"])), json.loads(str(z["rules"]))
+    layout = read_metadata(resolve_checkpoint("ppo-3p"))["observation_layout"]
+    assert encoding == {"behaviour": True, "chip_memory": True, "observation_layout": layout}
+    assert sum(size for _, size in encoding["observation_layout"]) == 445
+    assert rules["num_removed"] == 9 and rules["highest_card"] == 35 and rules["special_cards"] == []

@@ -21,6 +21,9 @@
    suffix; an existing one is replaced only with ``--overwrite``); ``--load-data FILE ...`` fits on them again
    without playing (to try another ``--lr``, ``--kl`` or ``--epochs``), or on several such files at once
    (a student of several table sizes is fitted on one file per size, each played with its ``--players``).
+   A deal is in one of those files only (a file given twice, a copy, or deals played again are refused:
+   :func:`load_decisions`), and a file records the encoding it was made for, refused for a student that reads
+   observations otherwise (:meth:`Decisions.load`).
 3. **Save.** The result is a checkpoint like any other (``DIR``, with ``distill.json``): the student's
    metadata plus where it came from, written together (the report is in the folder before it is swapped into
    place, so neither is ever without the other). An existing ``DIR`` is refused before any game is played, unless
@@ -42,6 +45,7 @@ the search exactly there.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -49,9 +53,10 @@ import sys
 import time
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -75,7 +80,17 @@ DEALS_PER_TASK = 100
 """Deals of one generation task (each played in every seat rotation)."""
 
 ARRAYS = ("obs", "mask", "action", "game")
-"""The arrays of a decisions file (:meth:`Decisions.save`); a ``num_players`` scalar is optional."""
+"""The arrays of a decisions file (:meth:`Decisions.save`); a ``num_players`` scalar is optional, and so are the
+``encoding`` and ``rules`` records (JSON text), which files saved by earlier versions lack."""
+
+ENCODING_KEYS = ("chip_memory", "behaviour", "observation_layout")
+"""What defines the observations of a decisions file, as the student's metadata names it: recorded by
+:meth:`Decisions.save` (``encoding``) and compared with the student's by :meth:`Decisions.load`."""
+
+MAX_FIT_FLOAT = 1e30
+"""The largest ``--lr``, ``--kl`` and ``--departure-weight`` taken: far beyond any useful value, and small enough
+that the float32 fit never overflows converting one (Adam's first step is 10 x lr, a departure weight is a float32
+value); a larger finite one used to fail in Adam with a traceback after every teacher game had been played."""
 
 NUM_ACTIONS = 2
 """Actions of a recorded decision: PASS (0) and TAKE (1), the columns of its mask."""
@@ -141,40 +156,79 @@ class Decisions:
     """Recorded teacher decisions: obs float32 (N, obs_size), mask bool (N, 2), action int64 (N,),
     game int64 (N,) (the deal each decision comes from, the same for all its seat rotations, so that a deal
     is held out whole; files saved by earlier versions hold the generation task's index, a group of
-    100 deals), and the table size they were played at (None when unknown or mixed)."""
+    100 deals), and the table size they were played at (None when unknown or mixed).
+
+    ``encoding`` is what the observations were encoded for (:data:`ENCODING_KEYS`: ``chip_memory``, ``behaviour``
+    and the ``observation_layout`` ``[[piece, size], ...]``, as a checkpoint's metadata names them) and ``rules``
+    the game's rules other than the table size (:func:`played_rules`); both are None for files saved before
+    they were recorded, and for sets of several files that differ in them."""
 
     obs: np.ndarray
     mask: np.ndarray
     action: np.ndarray
     game: np.ndarray
     num_players: int | None = None
+    encoding: dict[str, Any] | None = None
+    rules: dict[str, Any] | None = None
 
     def __len__(self) -> int:
         return len(self.action)
 
     def take(self, rows: np.ndarray) -> Decisions:
-        return Decisions(self.obs[rows], self.mask[rows], self.action[rows], self.game[rows], self.num_players)
+        return Decisions(
+            self.obs[rows], self.mask[rows], self.action[rows], self.game[rows], self.num_players, self.encoding,
+            self.rules,
+        )  # fmt: skip
 
     @classmethod
     def concat(cls, parts: Sequence[Decisions]) -> Decisions:
         """The decisions of several sets, in order; each set's ``game`` indices are shifted past the previous
-        sets' so that games stay distinct (and are held out whole)."""
+        sets' so that games stay distinct (and are held out whole). ``encoding`` and ``rules`` are kept when
+        every set has the same."""
         games, offset = [], 0
         for d in parts:
             games.append(d.game + offset)
             offset += int(d.game.max()) + 1 if len(d) else 0
+
+        def shared(key: str) -> dict[str, Any] | None:
+            values = [getattr(d, key) for d in parts]
+            return values[0] if values and all(v == values[0] for v in values) else None
+
         return cls(
-            *(np.concatenate([getattr(d, k) for d in parts]) for k in ("obs", "mask", "action")), np.concatenate(games)
+            *(np.concatenate([getattr(d, k) for d in parts]) for k in ("obs", "mask", "action")),
+            np.concatenate(games),
+            encoding=shared("encoding"),
+            rules=shared("rules"),
         )
 
+    def deal_digests(self) -> list[str]:
+        """One SHA-256 per ``game`` group (in increasing ``game`` order) of its decisions' obs, mask and action, in
+        the order recorded: the same deal played again by the same teacher and table has the same digest."""
+        if not len(self):
+            return []
+        order = np.argsort(self.game, kind="stable")
+        out = []
+        for rows in np.split(order, np.flatnonzero(np.diff(self.game[order])) + 1):
+            h = hashlib.sha256()
+            for a in (self.obs[rows], self.mask[rows], self.action[rows]):
+                h.update(np.ascontiguousarray(a).tobytes())
+            out.append(h.hexdigest())
+        return out
+
     def save(self, path: str | Path) -> None:
-        """Write the four arrays (and the table size, when known) to a compressed ``.npz`` file (``path``, with
-        ``.npz`` added when it has not that suffix, as NumPy does).
+        """Write the four arrays (and the table size, encoding and rules, when known) to a compressed ``.npz`` file
+        (``path``, with ``.npz`` added when it has not that suffix, as NumPy does); ``encoding`` and ``rules`` are
+        JSON text (0-d str arrays, read back without pickle).
 
         The file is written beside it as ``.NAME.tmp`` and then renamed over ``path``: a stop or an error half-way
         leaves no half-written file (and an existing one whole); the temporary file is removed.
         """
-        extra = {} if self.num_players is None else {"num_players": np.int64(self.num_players)}
+        extra: dict[str, np.ndarray] = {}
+        if self.num_players is not None:
+            extra["num_players"] = np.int64(self.num_players)
+        for key in ("encoding", "rules"):
+            if getattr(self, key) is not None:
+                extra[key] = np.array(json.dumps(getattr(self, key), sort_keys=True))
         final = Path(data_file(str(path)))
         tmp = final.with_name(f".{final.name}.tmp")
         try:
@@ -188,28 +242,71 @@ class Decisions:
     def load(cls, path: str | Path, student_meta: dict | None = None) -> Decisions:
         """Read decisions written by :meth:`save`, checked before anything is fitted on them.
 
+        With ``student_meta`` (the student's checkpoint metadata), a file that records its ``encoding`` (any
+        saved by this version) is refused unless its ``chip_memory``, ``behaviour`` and ``observation_layout`` are the
+        student's, and one that records its ``rules`` unless they are the rules distillation plays
+        (:func:`played_rules`). Files saved before lack both records and still load: for them only the sizes are
+        checked (observations of the student's length, which tells ``behaviour`` apart but not ``chip_memory``,
+        nor a layout of the same length), and the table size when the file records it.
+
         Raises:
             ValueError: naming the file, for a file that is not such an ``.npz`` (missing, empty, truncated,
                 another format), arrays missing, not numeric, of unequal lengths or holding NaN or infinities,
-                masks that are not 0/1, actions that are not 0 or 1 or not legal under their mask,
-                observations of another size than the student's (``student_meta``: its checkpoint metadata)
-                reads, or decisions recorded at a table size the student was not trained for.
+                masks that are not 0/1, actions that are not 0 or 1 or not legal under their mask, a damaged
+                ``encoding`` or ``rules`` record, observations encoded otherwise than the student reads them
+                (naming the option) or of another size, decisions of other rules, or recorded at a table size the
+                student was not trained for.
         """
-        data = _checked_decisions(_read_npz(path), str(path))
+        name = str(path)
+        data = _checked_decisions(_read_npz(path), name)
+        if data.rules is not None and data.rules != played_rules():
+            differ = sorted(k for k in {*data.rules, *played_rules()} if data.rules.get(k) != played_rules().get(k))
+            got = ", ".join(f"{k}={data.rules.get(k)!r}" for k in differ)
+            raise ValueError(
+                f"--load-data: expected decisions played under the standard rules distillation plays "
+                f"({', '.join(f'{k}={played_rules().get(k)!r}' for k in differ)}), got {got} in {name!r}"
+            )
         if student_meta is not None:
+            if data.encoding is not None:
+                reads = student_encoding(student_meta)
+                for key in ENCODING_KEYS:
+                    if reads[key] is not None and data.encoding[key] != reads[key]:  # None: no layout in the metadata
+                        raise ValueError(
+                            f"--load-data: expected observations encoded for the student ({key}={reads[key]!r}), "
+                            f"got observations encoded with {key}={data.encoding[key]!r} in {name!r}"
+                        )
             want = student_meta.get("obs_size")
             if want is not None and data.obs.shape[1] != want:
                 raise ValueError(
                     f"--load-data: expected observations of {want} values (the student's), got {data.obs.shape[1]} "
-                    f"in {str(path)!r}"
+                    f"in {name!r}"
                 )
             counts = student_meta.get("num_players") or []
             if data.num_players is not None and counts and data.num_players not in counts:
                 raise ValueError(
                     f"--load-data: expected decisions at a table size the student plays ({counts}), got "
-                    f"{data.num_players}-player decisions in {str(path)!r}"
+                    f"{data.num_players}-player decisions in {name!r}"
                 )
         return data
+
+
+def student_encoding(meta: dict[str, Any]) -> dict[str, Any]:
+    """What a student reads, from its checkpoint metadata, as :attr:`Decisions.encoding` records it
+    (:data:`ENCODING_KEYS`; ``behaviour`` absent means off, as the checkpoint loader reads it; an
+    ``observation_layout`` absent is None)."""
+    return {
+        "chip_memory": bool(meta.get("chip_memory")),
+        "behaviour": bool(meta.get("behaviour", False)),
+        "observation_layout": meta.get("observation_layout"),
+    }
+
+
+def played_rules() -> dict[str, Any]:
+    """The rules distillation plays, other than the table size: a standard game's (:class:`GameConfig`'s defaults)
+    as JSON would read them back (tuples as lists), as :attr:`Decisions.rules` records them."""
+    rules = asdict(GameConfig())
+    del rules["num_players"]
+    return json.loads(json.dumps(rules))
 
 
 def _read_npz(path: str | Path) -> dict[str, object]:
@@ -286,7 +383,41 @@ def _checked_decisions(arrays: dict[str, object], name: str) -> Decisions:
         if not ok or not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
             raise refused(f"num_players an int in {MIN_PLAYERS}..{MAX_PLAYERS}", repr(num_players))
         num_players = int(num_players)
-    return Decisions(obs, mask, action, game.astype(np.int64), num_players)
+    records = {k: _json_record(arrays, k, name) for k in ("encoding", "rules")}  # files of before 2026-12-03 lack them
+    encoding = records["encoding"]
+    if encoding is not None:
+        layout = encoding.get("observation_layout")
+        pieces_ok = isinstance(layout, list) and all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and type(p[1]) is int for p in layout
+        )
+        flags_ok = all(type(encoding.get(k)) is bool for k in ("chip_memory", "behaviour"))
+        if set(encoding) != set(ENCODING_KEYS) or not (pieces_ok and flags_ok):
+            raise refused(
+                "an encoding of chip_memory and behaviour (true/false) and observation_layout ([[piece, size], ...])",
+                repr(encoding),
+            )
+    return Decisions(obs, mask, action, game.astype(np.int64), num_players, encoding, records["rules"])
+
+
+def _json_record(arrays: dict[str, object], key: str, name: str) -> dict[str, Any] | None:
+    """The JSON object a decisions file holds as ``key`` (None when it has none: a file saved by an earlier version).
+
+    Raises:
+        ValueError: naming the file ``name`` and the record, for one that is not a JSON object in a 0-d str array.
+    """
+    if key not in arrays:
+        return None
+    a = arrays[key]
+    try:
+        if not (isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind == "U"):
+            raise ValueError
+        value = json.loads(str(a))
+        if not isinstance(value, dict):
+            raise ValueError
+    except ValueError:
+        got = f"shape {a.shape}, dtype {a.dtype}" if isinstance(a, np.ndarray) and a.shape != () else repr(a)[:200]
+        raise ValueError(f"--load-data: expected {key} as a JSON object (text), got {got} in {name!r}") from None
+    return value
 
 
 def data_file(path: str) -> str:
@@ -384,16 +515,20 @@ def generate(
             entries not named use ``teacher``.
 
     Returns:
-        The decisions, and the wall-clock seconds it took.
+        The decisions (with their ``encoding``, the student's, and ``rules``, :func:`played_rules`), and the
+        wall-clock seconds it took.
 
     Raises:
         ValueError: for a ``teacher_of`` key that is not one of the opponent entries.
     """
     from tqdm import tqdm
 
+    from training.checkpoints import observation_layout, read_metadata
     from training.evaluation.evaluate import pool_map
 
     tables = _tables(opponents, num_players)
+    encoding = student_encoding(read_metadata(student))  # as _generate's Recorder encodes: this package's layout
+    encoding["observation_layout"] = observation_layout(encoding["behaviour"])
     teacher_of = dict(teacher_of or {})
     unknown = sorted(set(teacher_of) - set(opponents))
     if unknown:
@@ -423,7 +558,8 @@ def generate(
     finally:
         bar.close()
     game = np.concatenate([i * DEALS_PER_TASK + r[3] for i, r in enumerate(results)])
-    data = Decisions(*(np.concatenate([r[k] for r in results]) for k in range(3)), game, num_players)
+    arrays = (np.concatenate([r[k] for r in results]) for k in range(3))
+    data = Decisions(*arrays, game, num_players, encoding, played_rules())
     return data, time.time() - start
 
 
@@ -474,7 +610,8 @@ def fit(
         The new actor weights (``layers.{i}.weight/bias`` tensors) and a :class:`FitReport`.
 
     Raises:
-        ValueError: for a non-finite or out-of-range ``lr``, ``kl`` or ``departure_weight``, no decisions,
+        ValueError: for a non-finite or out-of-range ``lr``, ``kl`` or ``departure_weight`` (each at most
+            :data:`MAX_FIT_FLOAT`), no decisions,
             decisions from fewer than two deals, or a fit that diverges (its loss or weights become NaN or
             infinite; nothing is returned then).
     """
@@ -485,6 +622,8 @@ def fit(
     for name, value, positive in (("lr", lr, True), ("kl", kl, False), ("departure_weight", departure_weight, True)):
         if not (math.isfinite(value) and (value > 0 if positive else value >= 0)):
             raise ValueError(f"{name}: expected a finite number {'> 0' if positive else '>= 0'}, got {value}")
+        if value > MAX_FIT_FLOAT:
+            raise ValueError(f"{name}: expected a number <= {MAX_FIT_FLOAT:g} (the fit is float32), got {value:g}")
     if len(data) == 0:
         raise ValueError("decisions: expected at least one recorded teacher decision, got 0")
     torch.set_num_threads(1)
@@ -560,6 +699,53 @@ def fit(
     return weights, report
 
 
+def load_decisions(paths: Sequence[str], student_meta: dict[str, Any] | None = None) -> Decisions:
+    """The decisions of the ``--load-data`` files, each read by :meth:`Decisions.load`, as one set
+    (:meth:`Decisions.concat`: each file's games get ids of their own).
+
+    Each deal must be in one file only: a file given twice (any spelling of its path, or a link to it), a copy of
+    one, or a file that plays some of another's deals again (the same teacher, table and ``--seed``: a
+    ``--games 3000`` file holds the deals of the ``--games 300`` one) is refused. The copies' games would otherwise
+    be split between the fit and the held-out share independently, and the held-out agreement would be mostly
+    training accuracy. Deals are compared by :meth:`Decisions.deal_digests`.
+
+    Raises:
+        ValueError: ``"--load-data: expected ..., got ..."`` naming both files, or what :meth:`Decisions.load`
+            refuses.
+    """
+    seen: dict[object, str] = {}
+    for f in paths:
+        try:
+            st = os.stat(f)
+            key: object = (st.st_dev, st.st_ino)
+        except (OSError, ValueError):  # missing, a null byte: Decisions.load refuses it next
+            key = os.path.abspath(f)
+        if key in seen:
+            got = f"{f!r} twice" if seen[key] == f else f"{seen[key]!r} and {f!r}, the same file"
+            raise ValueError(f"--load-data: expected each file at most once, got {got}")
+        seen[key] = f
+    parts, digests = [], []
+    for f in paths:
+        part = Decisions.load(f, student_meta)
+        mine = part.deal_digests()
+        for earlier, theirs in zip(paths, digests):
+            shared = set(mine) & set(theirs)
+            if sorted(mine) == sorted(theirs):
+                raise ValueError(
+                    f"--load-data: expected files of different decisions, got {earlier!r} and {f!r} holding the "
+                    "same ones (a copy: each deal would be both fitted and held out)"
+                )
+            if shared:
+                raise ValueError(
+                    f"--load-data: expected files of different deals, got {len(shared)} of the {len(set(mine))} "
+                    f"deals of {f!r} also in {earlier!r} (played again, e.g. with the same --seed: a held-out "
+                    "deal's twin would be fitted)"
+                )
+        parts.append(part)
+        digests.append(mine)
+    return Decisions.concat(parts)
+
+
 def out_files() -> tuple[str, ...]:
     """The files of a distilled checkpoint folder (``--out``): all that ``--overwrite`` may replace there."""
     from training.checkpoints import METADATA_FILE, WEIGHTS_FILE
@@ -613,7 +799,7 @@ def distill(args: argparse.Namespace) -> dict:
     if counts and args.players not in counts and not args.load_data:
         raise ValueError(f"--student: trained for {counts} players, expected one that plays {args.players}")
     if args.load_data:
-        data, gen_seconds = Decisions.concat([Decisions.load(f, meta) for f in args.load_data]), 0.0
+        data, gen_seconds = load_decisions(args.load_data, meta), 0.0
     else:
         data, gen_seconds = generate(
             args.teacher, args.student, args.opponents, num_players=args.players, games=args.games,
@@ -665,6 +851,24 @@ def distill(args: argparse.Namespace) -> dict:
     return summary
 
 
+def fit_float(*, zero_ok: bool) -> Callable[[str], float]:
+    """The argparse ``type`` of ``--lr``, ``--kl`` and ``--departure-weight``: a finite float > 0 (>= 0 with
+    ``zero_ok``) and at most :data:`MAX_FIT_FLOAT`, so that a value the float32 fit cannot take is refused before
+    any game is played."""
+    inner = nonnegative_float if zero_ok else positive_float
+
+    def parse(text: str) -> float:
+        value = inner(text)
+        if value > MAX_FIT_FLOAT:
+            raise argparse.ArgumentTypeError(
+                f"expected a number <= {MAX_FIT_FLOAT:g} (the fit is float32), got {text!r}"
+            )
+        return value
+
+    parse.__name__ = "float"
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = Parser(
         prog="python -m training.distill",
@@ -683,7 +887,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     ap.add_argument(
         "--teacher-of", nargs=2, action="append", default=[], metavar=("TABLE", "SPEC"),
-        help="the teacher at one of the --opponents tables (repeatable); the others get --teacher",
+        help="the teacher at one of the --opponents tables (repeatable, each table once); the others get --teacher",
     )  # fmt: skip
     ap.add_argument(
         "--games",
@@ -699,9 +903,9 @@ def build_parser() -> argparse.ArgumentParser:
         "several files are fitted together (e.g. one per table size for a 4-5 player student)",
     )  # fmt: skip
     ap.add_argument("--epochs", type=int_in(1), default=4, help="passes over the training decisions")
-    ap.add_argument("--lr", type=positive_float, default=1e-4, help="Adam learning rate")
-    ap.add_argument("--kl", type=nonnegative_float, default=0.1, help="weight of KL(start || student), >= 0")
-    ap.add_argument("--departure-weight", type=positive_float, default=1.0,
+    ap.add_argument("--lr", type=fit_float(zero_ok=False), default=1e-4, help="Adam learning rate, > 0")
+    ap.add_argument("--kl", type=fit_float(zero_ok=True), default=0.1, help="weight of KL(start || student), >= 0")
+    ap.add_argument("--departure-weight", type=fit_float(zero_ok=False), default=1.0,
                     help="weight of the teacher's corrections (decisions where it departs from the starting "
                          "student's argmax) in the cross-entropy, relative to 1 for the others; > 0")  # fmt: skip
     ap.add_argument("--holdout", type=float, default=0.1, help="share of games kept out of the fit, in (0, 1)")
@@ -746,6 +950,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.load_data is None:  # the teacher plays: check every spec it meets before the first game
             if args.teacher is None:
                 raise ValueError("--teacher: expected a policy spec (needed unless --load-data), got none")
+            given: dict[str, str] = {}
+            for table, spec in args.teacher_of:  # a dict keeps the last: which teacher was meant?
+                if table in given:
+                    raise ValueError(
+                        f"--teacher-of: expected each table at most once, got {table!r} twice ({given[table]!r} "
+                        f"and {spec!r})"
+                    )
+                given[table] = spec
             standard_table_policy("--teacher", args.teacher, args.players)
             for table, spec in args.teacher_of:
                 if table not in args.opponents:
