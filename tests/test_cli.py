@@ -120,6 +120,8 @@ CASES = [
     (benchmark.main, ["nothing"], ["argument command: invalid choice: 'nothing'"]),
     (gauntlet.main, ["--policy", "random", "--players", "true"], ["--players: expected an int in 3..7, got 'true'"]),
     (exploit.main, ["--victim", "random"], ["the following arguments are required: --timesteps"]),
+    # the final evaluation draws every deal up front: 1e8 games asked for 9 GB after the whole training
+    (exploit.main, ["--victim", "random", "--timesteps", "9", "--games", "100000000"], ["1..10000000, got 100000000"]),
     (serve.main, ["--port", "70000"], ["argument --port: expected an int in 0..65535, got 70000"]),
     (serve.main, ["--idle-minutes", "nan"], ["argument --idle-minutes: expected a finite number > 0, got 'nan'"]),
     # an unknown policy spec: named with its flag and what a spec may be, by every command line
