@@ -375,7 +375,7 @@ def test_a_misspelt_shipped_name_in_init_from_gets_the_closest_one(tmp_path, cap
         "(no checkpoint at that path)\n"
     )
     assert main([SMOKE, "--run.runs_dir", str(runs), "--set", "run.init_from=ppo-4p-v9"]) == 2
-    assert "got 'ppo-4p-v9' (did you mean 'ppo-4p-v4'?) (no checkpoint at that path)" in capsys.readouterr().err
+    assert "got 'ppo-4p-v9' (did you mean 'ppo-4p-v5'?) (no checkpoint at that path)" in capsys.readouterr().err
     # a path far from every shipped name gets no guess
     assert main([SMOKE, "--run.runs_dir", str(runs), "--set", f"run.init_from={tmp_path / 'nowhere'}"]) == 2
     assert f"got '{tmp_path / 'nowhere'}' (checkpoint not found: " in capsys.readouterr().err

@@ -242,7 +242,7 @@ def test_the_shipped_agents_are_listed_with_their_older_versions_as_ranges():
     clause = _shipped_clause(str(e.value))
     assert clause == (
         "ppo-3p, ppo-3p-ens, ppo-4p, ppo-5p, ppo-mixed, ppo-wildcards, best-3p; "
-        "older versions ppo-3p-v1..v6, ppo-4p-v1..v4, ppo-5p-v1..v4, best-3p-v1"
+        "older versions ppo-3p-v1..v6, ppo-4p-v1..v5, ppo-5p-v1..v4, best-3p-v1"
     )
     named = set()  # every shipped name is said, none more
     for item in clause.replace("; older versions", ",").split(", "):
@@ -277,7 +277,8 @@ def test_a_search_plays_the_table_sizes_of_its_rollout_and_model():
 
     # serve listed search:rollout=ppo-3p as playing any size, then failed with HTTP 500 at 4 players
     assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-3p")) == (3,)
-    assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-mixed,model=ppo-4p")) == (4, 5)
+    assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-mixed,model=ppo-5p")) == (4, 5)
+    assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-mixed,model=ppo-4p")) == (4,)
     assert supported_player_counts(specs.load_policy("search:iters=2")) is None  # the heuristic plays any
     with pytest.raises(ValueError, match=r"expected a policy for 4 players, got one trained for \[3\] players"):
         specs.load_policy("search:iters=2,rollout=ppo-3p", num_players=4)

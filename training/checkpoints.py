@@ -53,8 +53,9 @@ SHIPPED: dict[str, Path] = {
     "ppo-3p-v2": CHECKPOINT_DIR / "ppo-3p-v2",
     "ppo-3p-v1": CHECKPOINT_DIR / "ppo-3p-v1",
     "ppo-3p-ens": CHECKPOINT_DIR / "ppo-3p-ens",
-    "ppo-4p": CHECKPOINT_DIR / "ppo-45",
+    "ppo-4p": CHECKPOINT_DIR / "ppo-4p",
     "ppo-5p": CHECKPOINT_DIR / "ppo-45",
+    "ppo-4p-v5": CHECKPOINT_DIR / "ppo-45",
     "ppo-4p-v4": CHECKPOINT_DIR / "ppo-45-v4",
     "ppo-5p-v4": CHECKPOINT_DIR / "ppo-45-v4",
     "ppo-4p-v3": CHECKPOINT_DIR / "ppo-45-v3",
@@ -66,12 +67,12 @@ SHIPPED: dict[str, Path] = {
     "ppo-mixed": CHECKPOINT_DIR / "ppo-mixed",
     "ppo-wildcards": CHECKPOINT_DIR / "ppo-wildcards",
 }
-"""Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories (``ppo-4p`` and
-``ppo-5p`` are one network trained on 4- and 5-player tables together; ``-v4`` the one they replaced,
-``-v3`` the one before it, and so on; ``ppo-3p-v6`` the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v5`` the one
-before it, and so on; ``ppo-3p-ens`` the logit average of ``ppo-3p`` and a league run from scratch
-(``training.merge``), the rollout policy of ``best-3p``; ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3
-players)."""
+"""Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories. ``ppo-4p`` is a network for
+4 players only, made from ``ppo-4p-v5``; ``ppo-5p`` and ``ppo-4p-v5`` are one network trained on 4- and 5-player
+tables together; ``ppo-4p-v4`` / ``ppo-5p-v4`` the one that replaced, ``-v3`` the one before it, and so on.
+``ppo-3p-v6`` is the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v5`` the one before it, and so on;
+``ppo-3p-ens`` the logit average of ``ppo-3p`` and a league run from scratch (``training.merge``), the rollout
+policy of ``best-3p``. ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3 players."""
 
 SHIPPED_SPECS: dict[str, str] = {
     # the rollout its table was measured with; when ppo-3p is replaced, pin this to the old network's new name
