@@ -86,7 +86,8 @@ def observation_bounds(config: GameConfig, behaviour: bool = False) -> tuple[np.
 
     Every piece lies in [0, 1] except where ``config`` allows more, and the bounds never shrink below
     [0, 1]. Card points use an upper bound (the sum of the highest ``deck_size`` playable cards), not the
-    exact maximum. Take deltas lie in [-highest_card, highest_card] / 35 (taking ``c`` next to ``c + 1``
+    exact maximum. Face-down cards reach (deck_size - 1) / 33, past 1 with both special cards and at most one
+    card removed. Take deltas lie in [-highest_card, highest_card] / 35 (taking ``c`` next to ``c + 1``
     saves ``c + 1``); match penalties in [-all chips, max card points] x num_deals / 100. With ``behaviour``:
     a seat passes at most every chip on every card (deck_size x all chips), and costs lie in
     [-(highest_card + all chips), highest_card] / 35.
@@ -102,6 +103,7 @@ def observation_bounds(config: GameConfig, behaviour: bool = False) -> tuple[np.
     for name in ("pot", "own_chips", "seat_chips"):
         high[s[name]] = max(1.0, chips / enc.CHIP_SCALE)
     high[s["seat_card_points"]] = max(1.0, max_points / enc.POINT_SCALE)
+    high[s["cards_in_deck"]] = max(1.0, (config.deck_size - 1) / enc.DECK_SCALE)  # one card is always face up
     low[s["seat_take_delta"]] = -config.highest_card / enc.CARD_SCALE
     high[s["seat_take_delta"]] = max(1.0, config.highest_card / enc.CARD_SCALE)
     low[s["seat_match_penalty"]] = -chips * config.num_deals / enc.POINT_SCALE
@@ -160,8 +162,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     The piece-by-piece table (names, sizes, units and scales) is in :mod:`nothanks_env.encoding`; the test
     suite holds that table, ``encoding.LAYOUT``, ``encoding.OBS_SIZE`` and this space to each other. Seat
     pieces are in seat order relative to the observer. Bounds come from :func:`observation_bounds`: [0, 1]
-    except take deltas and match penalties (negative) and chip, point and penalty totals that a config
-    can push past 1. :meth:`state` returns the full state, hidden cards included (:data:`STATE_LAYOUT`).
+    except take deltas and match penalties (negative) and chip, point and penalty totals and the count of
+    face-down cards that a config can push past 1. :meth:`state` returns the full state, hidden cards included
+    (:data:`STATE_LAYOUT`).
 
     ## Action Space
     ``Discrete(2)``: ``PASS = 0`` ("No thanks!", costs one chip), ``TAKE = 1``. PASS is illegal at 0 chips.
@@ -302,9 +305,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         }
         self.action_spaces = {a: spaces.Discrete(na) for a in self.possible_agents}
         low, high = observation_bounds(self.config)  # the state holds no behaviour pieces
-        rest = sum(p.size for p in state_layout(self.config)) - len(low)
+        # deck positions run up to the last face-down card's, deck_size - 1 (past 33 with both special cards)
+        last = max(1.0, (self.config.deck_size - 1) / enc.DECK_SCALE)
+        rest = [np.full(p.size, last if "deck_order" in p.name else 1.0) for p in state_layout(self.config)[1:]]
         self.state_space = spaces.Box(
-            np.concatenate([low, np.zeros(rest, np.float32)]), np.concatenate([high, np.ones(rest, np.float32)])
+            np.concatenate([low, np.zeros(sum(len(r) for r in rest))]).astype(np.float32),
+            np.concatenate([high, *rest]).astype(np.float32),
         )
         self.game = Game(self.config)
         self._seed_rng: random.Random | None = None

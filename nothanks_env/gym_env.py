@@ -273,6 +273,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         Returns:
             (obs, info): float32 (OBS_SIZE,) and ``{"action_mask": int8 (2,), "learner_seat": int}``.
         """
+        if options is not None and not isinstance(options, dict):
+            raise RuleError(f"options: expected a dict or None, got {options!r}")
         deals = validate_deals(self.config, parse_deals((options or {}).get("deals")))  # before any state changes
         super().reset(seed=seed)
         rng = self.np_random

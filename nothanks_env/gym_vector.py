@@ -192,7 +192,7 @@ class NoThanksVectorEnv(VectorEnv):
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a new game in every sub-env (seeds as in the class docstring; no ``options`` are taken)."""
-        if options:
+        if options is not None and (not isinstance(options, dict) or options):
             raise RuleError(f"options: expected None or {{}} (the vector env takes no reset options), got {options!r}")
         if seed is None:
             seeds: list[int | None] = [None] * self.num_envs

@@ -15,7 +15,9 @@ spec                           meaning
                                ``:`` parameters: ``search:rollout=ppo-3p,model=(utility:extort_buffer=4)``
 ``PATH``                       a checkpoint file or directory that exists on disk; one whose path holds
                                a ``:`` (``runs/a:b/checkpoints/final``, ``heuristic:v2``) is tried first,
-                               before the ``:`` is read as the start of parameters
+                               before the ``:`` is read as the start of parameters; a leading ``~`` is
+                               the home directory (``~/runs/a/checkpoints/final``), also where no shell
+                               expands it (a YAML config)
 ``PATH:deterministic=False``   a checkpoint (a path, with a ``:`` in it too, or a shipped ``SHORT`` name)
                                that samples its action from the network's softmax instead of the argmax;
                                named as without them, plus the parameters (``final:deterministic=False``)
@@ -199,9 +201,20 @@ def _user_policy(spec: str) -> Policy:
     return obj
 
 
+def _path(spec: str) -> pathlib.Path:
+    """``spec`` as a path, a leading ``~`` (or ``~user``) expanded to the home directory: no shell expands it in
+    a YAML config (``run.init_from: ~/runs/a/checkpoints/final``) or a quoted argument. As written when there is
+    no such home."""
+    path = pathlib.Path(spec)
+    try:
+        return path.expanduser()
+    except RuntimeError:  # ~user of no such user, or no home directory known
+        return path
+
+
 def _exists(spec: str) -> bool:
     try:
-        return pathlib.Path(spec).exists()
+        return _path(spec).exists()
     except (OSError, ValueError):  # a name too long for the file system, a null byte
         return False
 
@@ -215,7 +228,7 @@ def _holds_checkpoint(spec: str) -> bool:
     """Whether ``spec`` is an existing checkpoint directory (one holding :data:`CHECKPOINT_FILES`, or either of
     them: the loader then names the missing one) or one of those files."""
     try:
-        path = pathlib.Path(spec)
+        path = _path(spec)
         if path.is_file():
             return path.name in CHECKPOINT_FILES
         return path.is_dir() and any((path / name).is_file() for name in CHECKPOINT_FILES)
@@ -226,7 +239,7 @@ def _holds_checkpoint(spec: str) -> bool:
 def _first_missing(spec: str) -> str:
     """The shortest leading part of the path ``spec`` that does not exist (``runs/a:c`` of
     ``runs/a:c/checkpoints/final`` when ``runs`` exists)."""
-    path = pathlib.Path(spec)
+    path = _path(spec)
     for part in (*reversed(path.parents), path):
         if str(part) != "." and not _exists(str(part)):
             return str(part)
@@ -304,7 +317,7 @@ def _checkpoint_with_params(spec: str, head: str, text: str) -> Policy:
     _check_kinds(spec, params, CHECKPOINT_PARAMS)
     deterministic = bool(params.get("deterministic", CHECKPOINT_PARAMS["deterministic"]))
     shipped = head in getattr(_checkpoints(spec), "SHIPPED", {})  # the shipped network, not a folder named so
-    target = pathlib.Path(head) if _exists(head) and not shipped else head
+    target = _path(head) if _exists(head) and not shipped else head
     policy = _load_checkpoint(spec, target, deterministic=deterministic)
     # named as without parameters (a shipped name, else the folder's name), the parameters kept, so that tables say
     # that it samples: ppo-3p:deterministic=False, final:deterministic=False (not the whole path of one and the
@@ -412,7 +425,7 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
     head, sep, tail = spec.partition(":")
     path, _, params = spec.rpartition(":")
     if sep and _holds_checkpoint(spec):  # runs/a:b/final, heuristic:v2: the whole string is a checkpoint on disk
-        policy = _load_checkpoint(spec, pathlib.Path(spec))
+        policy = _load_checkpoint(spec, _path(spec))
     elif ":" in path and "=" in params and _holds_checkpoint(path):  # runs/a:b/final:deterministic=False
         policy = _checkpoint_with_params(spec, path, params)
     elif head in BASELINES:
@@ -423,15 +436,16 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
                 raise
             raise ValueError(f"{e}{_not_a_path(spec)}") from e  # heuristic:v2 may have meant a folder
     elif _exists(spec) and spec not in _shipped_names(spec):  # a shipped name wins over a folder named like it
-        policy = _load_checkpoint(spec, pathlib.Path(spec))
+        policy = _load_checkpoint(spec, _path(spec))
     elif sep and "=" in tail and _is_checkpoint(spec, head):
         policy = _checkpoint_with_params(spec, head, tail)
     elif sep and _looks_like_path(spec):
         raise ValueError(_no_such_path(spec, head, tail))
     elif _looks_like_path(spec):
+        expanded = "" if str(_path(spec)) == spec else f" ({_path(spec)})"  # where ~ led
         raise ValueError(
-            f"policy spec {spec!r}: the path {spec} does not exist (expected an existing checkpoint directory "
-            "or a file in one)"
+            f"policy spec {spec!r}: the path {spec}{expanded} does not exist (expected an existing checkpoint "
+            "directory or a file in one)"
         )
     elif sep and tail and "=" not in tail:
         policy = _user_policy(spec)

@@ -344,3 +344,105 @@ def test_a_checkpoint_spec_can_ask_for_sampled_actions():
     ]:
         with pytest.raises(ValueError, match=match):
             load_policy(spec)
+
+
+def _ppo_3p_with(tmp_path: Path, name: str, **tensors: torch.Tensor) -> Path:
+    """ppo-3p saved again with some tensors replaced (its metadata, digest and hashes all made anew)."""
+    from safetensors.torch import load_file
+
+    src = ckpt.resolve_checkpoint("ppo-3p")
+    meta = {k: v for k, v in ckpt.read_metadata(src).items() if k != "files"}
+    weights = load_file(str(src / ckpt.WEIGHTS_FILE))
+    return save_checkpoint(tmp_path / name, {**weights, **{k.replace("_", "."): v for k, v in tensors.items()}}, meta)
+
+
+def test_weights_whose_shapes_do_not_chain_name_the_tensor_and_both_shapes(tmp_path):
+    # A checkpoint consistent in its hashes and digest but not in its layer shapes gave a traceback from
+    # lin.bias.copy_: "RuntimeError: The size of tensor a (5) must match the size of tensor b (128)".
+    cases = [
+        ("bias", {"layers_0_bias": torch.zeros(5)}, "layers.0.bias: expected shape [128] (one value per output of "
+         "layers.0.weight), got [5]"),
+        ("chain", {"layers_1_weight": torch.zeros(128, 7)}, "layers.1.weight: expected shape [128, 128] (its inputs "
+         "are the outputs of layers.0), got [128, 7]"),
+        ("last", {"layers_2_weight": torch.zeros(2, 64)}, "layers.2.weight: expected shape [2, 128] (its inputs are "
+         "the outputs of layers.1), got [2, 64]"),
+        ("flat", {"layers_1_weight": torch.zeros(128)}, "layers.1.weight: expected a 2-D shape [outputs, inputs], "
+         "got [128]"),
+    ]  # fmt: skip
+    for name, tensors, message in cases:
+        path = _ppo_3p_with(tmp_path, name, **tensors)
+        with pytest.raises(CheckpointError) as e:
+            load_checkpoint_policy(path)
+        assert str(e.value) == f"checkpoint {path}: weights: {message}"
+    net = load_checkpoint_policy("ppo-3p")
+    before = net.weights()
+    with pytest.raises(CheckpointError, match=r"^weights: layers.0.bias: expected shape \[128\] .*, got \[5\]$"):
+        net.load_weights({**before, "layers.0.bias": torch.zeros(5)})  # in place, as the collector does
+    with pytest.raises(CheckpointError, match=r"^weights: expected tensor layers.2.bias, got tensors \["):
+        net.load_weights({k: v for k, v in before.items() if k != "layers.2.bias"})
+    assert all(torch.equal(v, net.weights()[k]) for k, v in before.items())  # refused before any copy
+
+
+@pytest.mark.parametrize(
+    "field, value, expected",
+    [
+        ("chip_memory", "no", "chip_memory: expected true or false, got 'no'"),  # bool('no') was True
+        ("chip_memory", 0, "chip_memory: expected true or false, got 0"),
+        ("behaviour", "false", "behaviour: expected true or false, got 'false'"),
+        ("num_players", [3, 9], "num_players: expected a list of table sizes in 3..7 (the sizes it was trained at), "
+         "got [3, 9]"),
+        ("num_players", [2], "num_players: expected a list of table sizes in 3..7 (the sizes it was trained at), "
+         "got [2]"),
+        ("num_players", [True], "num_players: expected a list of table sizes in 3..7 (the sizes it was trained at), "
+         "got [True]"),
+        ("num_players", 3, "num_players: expected a list of table sizes in 3..7 (the sizes it was trained at), got 3"),
+        ("num_players", 0, "num_players: expected a list of table sizes in 3..7 (the sizes it was trained at), got 0"),
+    ],
+)  # fmt: skip
+def test_metadata_of_the_wrong_type_is_refused_even_with_its_digest_redone(tmp_path, field, value, expected):
+    path = tmp_path / "c"
+    _copy_of_ppo_3p(path)
+    meta = json.loads((path / ckpt.METADATA_FILE).read_text())
+    ckpt.write_metadata(path, {**meta, field: value})  # what the message for an old checkpoint tells users to run
+    for load in (load_checkpoint_policy, ckpt.verify_checkpoint):
+        with pytest.raises(CheckpointError) as e:
+            load(path)
+        assert str(e.value) == f"checkpoint {path}: {ckpt.METADATA_FILE}: {expected}"
+
+
+def test_table_sizes_not_known_still_load(tmp_path):
+    # merge writes [] when no member knew its sizes; older checkpoints have no num_players at all
+    path = tmp_path / "c"
+    _copy_of_ppo_3p(path)
+    meta = json.loads((path / ckpt.METADATA_FILE).read_text())
+    without = {k: v for k, v in meta.items() if k != "num_players"}
+    for edited in (without | {"num_players": []}, without | {"num_players": None}, without):
+        ckpt.write_metadata(path, edited)
+        policy = load_checkpoint_policy(path)
+        assert policy.player_counts is None and policy.chip_memory is True and policy.behaviour is True
+
+
+def test_the_policys_torch_work_runs_on_one_thread_and_leaves_the_count_as_found(monkeypatch):
+    # One thread never starts torch's OpenMP pool, so that a process forked after a checkpoint loaded (async
+    # vector envs with checkpoint opponents) does not wait forever on it; the caller's count is left alone.
+    torch.set_num_threads(2)  # the autouse fixture restores the count after the test
+    with ckpt.one_torch_thread():
+        assert torch.get_num_threads() == 1
+        with ckpt.one_torch_thread():
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == 2
+    with pytest.raises(KeyError), ckpt.one_torch_thread():
+        raise KeyError("x")
+    assert torch.get_num_threads() == 2
+    seen = []
+    real_copy, real_forward = torch.Tensor.copy_, torch.nn.Linear.forward
+    monkeypatch.setattr(torch.Tensor, "copy_", lambda t, src: seen.append(("copy", torch.get_num_threads())) or
+                        real_copy(t, src))  # fmt: skip
+    monkeypatch.setattr(torch.nn.Linear, "forward", lambda lin, x: seen.append(("forward", torch.get_num_threads()))
+                        or real_forward(lin, x))  # fmt: skip
+    policy = load_checkpoint_policy("ppo-3p")
+    assert seen == [("copy", 1)] * 6  # the weights loaded: three layers' weight and bias
+    seen.clear()
+    policy.act_batch(views(8, num_players=3))
+    assert seen == [("forward", 1)] * 3 and torch.get_num_threads() == 2

@@ -426,6 +426,10 @@ EXTREME = [
     {"num_players": 7, "starting_chips": 15, "num_deals": 2},
     {"num_players": 3, "lowest_card": 28, "highest_card": 60, "num_removed": 0, "starting_chips": 0},
     {"num_players": 4, "lowest_card": 1, "highest_card": 8, "num_removed": 2, "removed_face_up": (4,), "num_deals": 2},
+    # 35 cards with both special cards and nothing removed: 34 face down, past the 33 of the scale
+    {"preset": "wildcards", "num_removed": 0},
+    {"preset": "wildcards", "num_players": 7, "num_removed": 0, "lowest_card": 28, "highest_card": 60, "num_deals": 2},
+    {"num_players": 7, "lowest_card": 1, "highest_card": 33, "num_removed": 0, "starting_chips": 40, "num_deals": 2},
 ]
 
 
@@ -466,6 +470,11 @@ def test_bounds_grow_with_the_config_and_never_shrink_below_unit():
     low, high = observation_bounds(GameConfig(num_players=7, starting_chips=30, num_deals=3))
     assert high[s["seat_chips"]].max() == pytest.approx(210 / 55)
     assert low[s["seat_match_penalty"]].min() == pytest.approx(-210 * 3 / 100)
+    # face-down cards: one card is always up, so 32 of 33 at most without special cards; with both of them and
+    # nothing removed 34 of 35 (the scale stays 33: networks read the values)
+    for kwargs, most in [({"num_removed": 0}, 1.0), ({"special_cards": ("wild", "delete"), "num_removed": 1}, 1.0),
+                         ({"special_cards": ("wild", "delete"), "num_removed": 0}, 34 / 33)]:  # fmt: skip
+        assert observation_bounds(GameConfig(**kwargs))[1][s["cards_in_deck"]].tolist() == [np.float32(most)]
 
 
 def test_state_layout():

@@ -8,6 +8,7 @@ import math
 import random
 import subprocess
 import sys
+import warnings
 
 import gymnasium
 import numpy as np
@@ -393,6 +394,37 @@ def test_bad_actions_are_refused_and_change_nothing():
     assert env.game.state() == before
     env.step(np.int64(TAKE))
     env.step(np.array(TAKE))
+
+
+def test_reset_options_that_are_not_a_dict_are_refused_as_in_the_aec_env():
+    # options=[1] gave "AttributeError: 'list' object has no attribute 'get'"; [] and 0 were taken as no options
+    env = gymnasium.make(ENV_ID, opponents="heuristic")
+    obs, _ = env.reset(seed=3)
+    before = env.unwrapped.game.state()
+    for options in ([1], [], 0, "deals"):
+        with pytest.raises(RuleError) as e:
+            env.reset(options=options)
+        assert str(e.value) == f"options: expected a dict or None, got {options!r}"
+    assert env.unwrapped.game.state() == before  # refused before any state changed
+    assert np.array_equal(env.reset(seed=3, options={})[0], obs)
+
+
+def test_wildcards_with_nothing_removed_stay_inside_the_space_under_the_checker():
+    # Two special cards and no removal put 34 cards face down: 34/33 in cards_in_deck, above the declared 1.0,
+    # and gymnasium's passive checker warned that the observation was not within the space.
+    env = gymnasium.make(ENV_ID, preset="wildcards", num_removed=0, opponents="random")
+    space = env.observation_space
+    assert space.high[enc.SPECIAL_SLICES["cards_in_deck"]].tolist() == [np.float32(34 / 33)]
+    rng = random.Random(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the checker's warning fails the test
+        obs, info = env.reset(seed=0)
+        assert obs[enc.SPECIAL_SLICES["cards_in_deck"]].tolist() == [np.float32(34 / 33)]  # the value kept
+        for _ in range(2000):
+            obs, _, terminated, _, info = env.step(masked_random(info, rng))
+            assert space.contains(obs)
+            if terminated:
+                obs, info = env.reset()
 
 
 def test_an_opponent_that_breaks_the_rules_is_named():

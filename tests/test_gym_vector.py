@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import gymnasium
 import numpy as np
 import pytest
@@ -11,6 +18,8 @@ from nothanks_env.game import PASS, TAKE, IllegalActionError, RuleError
 from nothanks_env.gym_env import ENV_ID, SingleAgentEnv
 from nothanks_env.gym_vector import NoThanksVectorEnv
 from nothanks_env.policy import Policy
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def assert_same(a, b, path: str = "infos") -> None:
@@ -64,6 +73,49 @@ def test_vector_env_equals_single_envs_step_by_step(kwargs, mode):
             ends += int(out_r[2].sum())
             np.testing.assert_array_equal(vec.action_masks(), np.asarray(ref.call("action_masks")))
     assert ends > 20
+
+
+ASYNC_WITH_A_CHECKPOINT = """
+import gymnasium, numpy as np, torch
+import nothanks_env
+
+def run():
+    envs = gymnasium.make_vec(
+        "nothanks/NoThanks-v0", num_envs=2, vectorization_mode="async", opponents="ppo-3p",
+        vector_kwargs={"context": "fork"},
+    )
+    obs, _ = envs.reset(seed=0)
+    for _ in range(30):
+        obs, *_ = envs.step(np.ones(2, dtype=np.int64))  # TAKE is always legal
+    envs.close()
+    return obs.shape
+
+if __name__ == "__main__":
+    threads = torch.get_num_threads()
+    print("loaded first", run(), flush=True)  # the parent loads the checkpoint (for the spaces), then forks
+    torch.ones(1 << 22).add_(1).sum()  # the user's own torch work, which may start the pool before forking
+    print("pool started", run(), torch.get_num_threads() == threads, flush=True)
+"""
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs the fork start method")
+def test_async_make_vec_with_a_checkpoint_opponent_does_not_hang_after_fork(tmp_path):
+    # The parent loaded ppo-3p with torch's OpenMP pool started; every forked worker then waited forever at its
+    # first parallel torch operation (copying the weights in), and make_vec never returned.
+    script = tmp_path / "async_checkpoint.py"
+    script.write_text(ASYNC_WITH_A_CHECKPOINT)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], cwd=tmp_path, env=os.environ | {"PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = proc.communicate(timeout=60)  # a few seconds when it works
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the workers too
+        out, err = proc.communicate()
+        pytest.fail(f"async make_vec with a checkpoint opponent hung after fork; printed {out!r}")
+    assert proc.returncode == 0, err
+    assert out.splitlines() == ["loaded first (2, 389)", "pool started (2, 389) True"]
 
 
 def test_make_vec_builds_the_batched_env():
@@ -141,8 +193,12 @@ def test_arguments_and_actions_are_checked():
     vec = NoThanksVectorEnv(2, opponents="never-take", starting_chips=0, learner_seat=0, starting_seat=0)
     with pytest.raises(RuntimeError, match="reset"):
         vec.step(np.ones(2, dtype=np.int64))
-    with pytest.raises(RuleError, match="options: expected None"):
-        vec.reset(options={"deals": []})
+    for options in ({"deals": []}, [1], [], 0):  # [] and 0 were taken as no options
+        with pytest.raises(RuleError) as e:
+            vec.reset(options=options)
+        assert (
+            str(e.value) == f"options: expected None or {{}} (the vector env takes no reset options), got {options!r}"
+        )
     with pytest.raises(RuleError, match="seed: expected None, an int or a list of 2"):
         vec.reset(seed=[1])
     vec.reset(seed=0)

@@ -299,3 +299,32 @@ def test_a_shipped_name_wins_over_a_folder_named_like_it_in_every_form(tmp_path,
     assert width("ppo-3p-v1") == width("ppo-3p-v1:deterministic=False") == 128  # the shipped one
     assert width("./ppo-3p-v1") == width("./ppo-3p-v1:deterministic=False") == 256  # the folder, as a path
     assert resolve_checkpoint("ppo-3p-v1") != (tmp_path / "ppo-3p-v1").resolve()
+
+
+def test_a_leading_tilde_is_the_home_directory(tmp_path, monkeypatch):
+    # '~' made a spec a path but was never expanded: "--policy '~/ck/x'" and a YAML "run.init_from: ~/ck/x" (no
+    # shell expands either) said that the path does not exist.
+    from training.checkpoints import resolve_checkpoint
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)  # no folder named '~' here either
+    _checkpoint_at(tmp_path / "home" / "ck" / "x")
+    for spec, name, deterministic in [
+        ("~/ck/x", "x", True),
+        ("~/ck/x/metadata.json", "x", True),
+        ("~/ck/x:deterministic=False", "x:deterministic=False", False),
+    ]:
+        policy = specs.load_policy(spec, num_players=3)
+        assert type(policy).__name__ == "MLPPolicy" and policy.name == name and policy.deterministic is deterministic
+    search = specs.load_policy("search:rollout=~/ck/x,iters=2", num_players=3)
+    assert type(search.rollout).__name__ == "MLPPolicy" and search.rollout.name == "x"
+    assert resolve_checkpoint("~/ck/x") == tmp_path / "home" / "ck" / "x"
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("~/ck/y", num_players=3)
+    where = tmp_path / "home" / "ck" / "y"
+    assert str(e.value) == (
+        f"policy spec '~/ck/y': the path ~/ck/y ({where}) does not exist (expected an existing checkpoint directory "
+        "or a file in one)"
+    )
+    with pytest.raises(FileNotFoundError, match=r"checkpoint not found: ~/ck/y \(expected a checkpoint directory"):
+        resolve_checkpoint("~/ck/y")

@@ -568,3 +568,26 @@ def test_the_refusal_of_pass_take_policies_is_worded_once_for_every_command():
         "checkpoint trained on them), got --policy ppo-3p and 2 of utility a+b, which play only pass/take: change "
         "--policy, --columns (e.g. --columns random) or --preset"
     )  # fmt: skip
+
+
+def test_nothing_removed_passes_the_api_test_with_every_observation_in_its_space():
+    # Both special cards and no removal put 34 of 35 cards face down: cards_in_deck was 34/33, above the declared
+    # 1.0 (and the state's deck positions too), and api_test failed at the first observation.
+    api_test(nothanks_v0.env(preset="wildcards", num_removed=0), num_cycles=300)
+    at = encoding.SLICES["cards_in_deck"].start
+    for behaviour in (False, True):
+        e = nothanks_v0.raw_env(preset="wildcards", num_removed=0, behaviour=behaviour, chip_memory=True)
+        space = e.observation_space("player_0")["observation"]
+        rng = random.Random(0)
+        for game in range(4):
+            e.reset(seed=game)
+            assert e.observe(e.agent_selection)["observation"][at] == np.float32(34 / 33)  # the value as it was
+            p_take = (0.05, 0.5, 0.95, 1.0)[game]  # 1.0: one seat may take every number card
+            while not e.game.is_over:
+                for agent in e.possible_agents:
+                    assert space.contains(e.observe(agent)["observation"]), agent
+                assert e.state_space.contains(e.state())
+                legal = e.game.legal_actions()
+                e.step(TAKE if TAKE in legal and (rng.random() < p_take or PASS not in legal) else rng.choice(legal))
+            for agent in e.possible_agents:
+                assert space.contains(e.observe(agent)["observation"]), agent

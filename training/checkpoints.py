@@ -34,7 +34,7 @@ from safetensors.torch import load_file, save_file
 
 from nothanks_env import __version__ as ENV_VERSION
 from nothanks_env import encoding as enc
-from nothanks_env.game import NUM_SPECIAL_ACTIONS, SeatView
+from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, NUM_SPECIAL_ACTIONS, SeatView
 from nothanks_env.policy import Policy
 from nothanks_env.vector import BatchView
 
@@ -85,6 +85,37 @@ SHIPPED_SPECS: dict[str, str] = {
 
 class CheckpointError(ValueError):
     """A checkpoint that is incomplete, corrupted or made for another observation layout."""
+
+
+class one_torch_thread:  # noqa: N801 - a context manager, named and used like a function
+    """Run the torch work inside on one intra-op thread, then restore the thread count found.
+
+    Every torch operation of a checkpoint's policy (building it, loading its weights, its forward passes) runs
+    in here. With one thread torch's parallel loops run inline and never start its OpenMP thread pool, so
+
+    - a process forked after a policy was loaded (``gymnasium.make_vec(..., vectorization_mode="async")`` with
+      checkpoint opponents, on Linux's default ``fork``) does not inherit a started pool: with GNU OpenMP its
+      first parallel torch operation then waited forever for the pool's threads, which a fork does not copy;
+    - a forked child whose parent did start the pool (training code that imports this package) still loads and
+      plays a checkpoint, as it never enters the pool;
+    - these small batches stay fast: with torch's default thread count a forward pass was measured ~30x slower
+      whenever the other core was busy.
+
+    The count is process-wide while inside, and restored on the way out: the caller's own torch work is not
+    changed, and nothing is set at import. A class rather than a generator: it wraps every forward pass, and
+    ``contextlib.contextmanager`` cost a measured ~1.5 us (4%) of a one-row pass.
+    """
+
+    __slots__ = ("_threads",)
+
+    def __enter__(self) -> None:
+        self._threads = torch.get_num_threads()
+        if self._threads > 1:
+            torch.set_num_threads(1)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._threads > 1:
+            torch.set_num_threads(self._threads)
 
 
 def observation_layout(behaviour: bool = False, special: bool = False) -> list[list[Any]]:
@@ -144,8 +175,9 @@ class MLPPolicy(Policy):
             :meth:`act_batch` refuses other sizes.
 
     Raises:
-        CheckpointError: for missing layers, an unknown activation, wrong input/output sizes, or weights
-            that are not finite (NaN or inf).
+        CheckpointError: for missing layers, an unknown activation, layer shapes that do not chain (naming the
+            tensor, the shape expected and the one received), wrong input/output sizes, or weights that are not
+            finite (NaN or inf).
     """
 
     stack: MLPStack | None = None
@@ -173,17 +205,22 @@ class MLPPolicy(Policy):
         n = len(weights) // 2
         if n < 1 or any(f"layers.{i}.{k}" not in weights for i in range(n) for k in ("weight", "bias")):
             raise CheckpointError(f"weights: expected layers.0..layers.{n - 1} weight/bias, got {sorted(weights)}")
-        act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}.get(activation)
+        act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}.get(activation) if isinstance(activation, str) else None
         if act is None:
             raise CheckpointError(f"activation: expected 'relu' or 'tanh', got {activation!r}")
+        shapes = {f"layers.{i}.weight": list(weights[f"layers.{i}.weight"].shape) for i in range(n)}
+        flat = [k for k, shape in shapes.items() if len(shape) != 2]
+        if flat:
+            raise CheckpointError(f"weights: {flat[0]}: expected a 2-D shape [outputs, inputs], got {shapes[flat[0]]}")
+        # layer i takes the outputs of layer i - 1: built so, a weight that does not chain is refused by load_weights
+        sizes = [shapes["layers.0.weight"][1]] + [shape[0] for shape in shapes.values()]
         mods: list[torch.nn.Module] = []
-        for i in range(n):
-            w = weights[f"layers.{i}.weight"]
-            lin = torch.nn.Linear(w.shape[1], w.shape[0])
-            mods.append(lin)
-            if i < n - 1:
-                mods.append(act())
-        self.net = torch.nn.Sequential(*mods)
+        with one_torch_thread():  # see one_torch_thread: a process forked later must not inherit a started pool
+            for i in range(n):
+                mods.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+                if i < n - 1:
+                    mods.append(act())
+            self.net = torch.nn.Sequential(*mods)
         self.load_weights(weights)
         linears = self.linears
         sizes = (linears[0].in_features, linears[-1].out_features)
@@ -195,7 +232,8 @@ class MLPPolicy(Policy):
             )
         self.obs_size, self.num_actions = sizes
         self.plays_special_cards = sizes == network_sizes(True, behaviour)
-        bad = [k for k, v in weights.items() if not bool(torch.isfinite(v).all())]
+        with one_torch_thread():
+            bad = [k for k, v in weights.items() if not bool(torch.isfinite(v).all())]
         if bad:
             raise CheckpointError(f"weights: expected finite numbers, got NaN or inf in {sorted(bad)}")
         self.net.eval()
@@ -209,18 +247,11 @@ class MLPPolicy(Policy):
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Raw logits, float32 (B, 2), for observations float32 (B, OBS_SIZE).
 
-        Runs on one torch thread: these batches are small, and with torch's default thread count a
-        forward pass was measured ~30x slower whenever the other core was busy.
+        Runs on one torch thread (:func:`one_torch_thread`): these batches are small, and with torch's default
+        thread count a forward pass was measured ~30x slower whenever the other core was busy.
         """
-        threads = torch.get_num_threads()
-        if threads > 1:
-            torch.set_num_threads(1)
-        try:
-            with torch.inference_mode():
-                out = self.net(torch.from_numpy(obs)).numpy()
-        finally:
-            if threads > 1:
-                torch.set_num_threads(threads)
+        with one_torch_thread(), torch.inference_mode():
+            out = self.net(torch.from_numpy(obs)).numpy()
         bad = ~np.isfinite(out).all(axis=1)
         if bad.any():
             raise ValueError(
@@ -319,11 +350,21 @@ class MLPPolicy(Policy):
 
     def load_weights(self, weights: Mapping[str, torch.Tensor]) -> None:
         """Copy ``layers.{i}.weight/bias`` tensors of this network's shapes into it, in place (e.g. the
-        learner's newest actor into the collector's copy, without building a new network)."""
-        with torch.no_grad():
-            for i, lin in enumerate(self.linears):
-                lin.weight.copy_(weights[f"layers.{i}.weight"])
-                lin.bias.copy_(weights[f"layers.{i}.bias"])
+        learner's newest actor into the collector's copy, without building a new network).
+
+        Raises:
+            CheckpointError: naming the tensor, if one is missing or its shape is not this network's.
+        """
+        pairs = [(f"layers.{i}.{k}", getattr(lin, k)) for i, lin in enumerate(self.linears) for k in ("weight", "bias")]
+        for key, param in pairs:
+            if key not in weights:
+                raise CheckpointError(f"weights: expected tensor {key}, got tensors {sorted(weights)}")
+            want, got = list(param.shape), list(weights[key].shape)
+            if got != want:
+                raise CheckpointError(f"weights: {key}: expected shape {want}{_shape_reason(key)}, got {got}")
+        with one_torch_thread(), torch.no_grad():
+            for key, param in pairs:
+                param.copy_(weights[key])
 
     def weights(self) -> dict[str, torch.Tensor]:
         """The weights in the ``layers.{i}`` naming, contiguous CPU float32 copies."""
@@ -332,6 +373,14 @@ class MLPPolicy(Policy):
             out[f"layers.{i}.weight"] = lin.weight.detach().clone().contiguous()
             out[f"layers.{i}.bias"] = lin.bias.detach().clone().contiguous()
         return out
+
+
+def _shape_reason(key: str) -> str:
+    """Why tensor ``key`` (``layers.{i}.weight`` / ``.bias``) of a network has the shape it must have."""
+    i, kind = int(key.split(".")[1]), key.rsplit(".", 1)[1]
+    if kind == "bias":
+        return f" (one value per output of layers.{i}.weight)"
+    return f" (its inputs are the outputs of layers.{i - 1})" if i else ""
 
 
 class MLPStack:
@@ -583,7 +632,7 @@ def copy_checkpoint(src: str | Path, dst: str | Path, *, files: tuple[str, ...] 
 
 def resolve_checkpoint(path: str | Path) -> Path:
     """A checkpoint directory from a directory, its ``policy.safetensors`` / ``metadata.json``, or a short
-    name in :data:`SHIPPED`.
+    name in :data:`SHIPPED`; a leading ``~`` is the home directory.
 
     Raises:
         FileNotFoundError: naming the path and what was expected there.
@@ -591,6 +640,10 @@ def resolve_checkpoint(path: str | Path) -> Path:
     if isinstance(path, str) and path in SHIPPED:
         path = SHIPPED[path]
     p = Path(path)
+    try:
+        p = p.expanduser()  # ~/runs/...: no shell expands it in a YAML config (run.init_from) or a quoted argument
+    except RuntimeError:  # ~user of no such user: said as not found below
+        pass
     if p.is_file() and p.name in (WEIGHTS_FILE, METADATA_FILE, TRAIN_STATE_FILE):
         p = p.parent
     if not p.is_dir():
@@ -668,7 +721,8 @@ def verify_checkpoint(path: str | Path) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: if the checkpoint or one of its files is missing.
-        CheckpointError: on a hash mismatch (corrupted or truncated file) or a different observation layout.
+        CheckpointError: on a hash mismatch (corrupted or truncated file), a different observation layout, or
+            ``chip_memory``, ``behaviour`` or ``num_players`` of the wrong type or (table sizes) out of 3..7.
     """
     p = resolve_checkpoint(path)
     meta = read_metadata(p)
@@ -683,9 +737,19 @@ def verify_checkpoint(path: str | Path) -> dict[str, Any]:
             raise CheckpointError(
                 f"checkpoint {p}: {f} is corrupted (SHA-256 expected {digest[:12]}..., got {got[:12]}...)"
             )
+    for key in ("chip_memory", "behaviour"):  # read as flags: "no" or 0 must not pass for one
+        if not isinstance(meta.get(key, False), bool):
+            raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: {key}: expected true or false, got {meta[key]!r}")
     behaviour = meta.get("behaviour", False)
-    if not isinstance(behaviour, bool):
-        raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: behaviour: expected true or false, got {behaviour!r}")
+    counts = meta.get("num_players")  # absent, null or [] (a merge of networks of unknown sizes): any size plays
+    if counts is not None and (
+        not isinstance(counts, list)
+        or not all(isinstance(n, int) and not isinstance(n, bool) and MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts)
+    ):
+        raise CheckpointError(
+            f"checkpoint {p}: {METADATA_FILE}: num_players: expected a list of table sizes in "
+            f"{MIN_PLAYERS}..{MAX_PLAYERS} (the sizes it was trained at), got {counts!r}"
+        )
     special = meta.get("num_actions") == NUM_SPECIAL_ACTIONS  # absent before special cards: a standard one
     if meta["observation_layout"] != observation_layout(behaviour, special):
         raise CheckpointError(
@@ -722,19 +786,20 @@ def load_checkpoint_policy(
     except (SafetensorError, OSError, ValueError) as e:
         raise CheckpointError(f"checkpoint {p}: {WEIGHTS_FILE} cannot be read ({e})") from e
     label = name or (str(path) if isinstance(path, str) and path in SHIPPED else p.name)
-    counts = meta.get("num_players") or []
-    if not isinstance(counts, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in counts):
-        raise CheckpointError(f"checkpoint {p}: {METADATA_FILE}: num_players: expected a list of ints, got {counts!r}")
-    policy = MLPPolicy(
-        weights,
-        activation=meta["activation"],
-        chip_memory=bool(meta["chip_memory"]),
-        behaviour=bool(meta.get("behaviour", False)),
-        deterministic=deterministic,
-        seed=seed,
-        name=label,
-        player_counts=counts or None,
-    )
+    counts = meta.get("num_players") or []  # checked by verify_checkpoint
+    try:
+        policy = MLPPolicy(
+            weights,
+            activation=meta["activation"],
+            chip_memory=meta["chip_memory"],
+            behaviour=meta.get("behaviour", False),
+            deterministic=deterministic,
+            seed=seed,
+            name=label,
+            player_counts=counts or None,
+        )
+    except CheckpointError as e:  # missing layers, shapes that do not chain, NaN: say which checkpoint
+        raise CheckpointError(f"checkpoint {p}: {e}") from e
     if len(counts) == 1:  # trained at one table size (the attribute older callers read)
         policy.num_players = counts[0]
     return policy
