@@ -472,5 +472,30 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
     if seed is not None and callable(getattr(policy, "seed", None)):
         policy.seed(seed)
     if num_players is not None:
-        check_player_count(policy, num_players, f"policy spec {spec!r}")
+        try:
+            check_player_count(policy, num_players, f"policy spec {spec!r}")
+        except ValueError as e:
+            raise ValueError(f"{e}{_other_sizes_hint(spec, num_players)}") from None
     return policy
+
+
+def _other_sizes_hint(spec: str, num_players: int) -> str:
+    """For a shipped network's short name refused at ``num_players``: ``"; shipped networks for 5 players: ppo-5p,
+    ppo-mixed"`` (today's names, not the ``-vN`` versions), read from their metadata; ``""`` otherwise."""
+    import json
+    import re
+
+    shipped = getattr(_checkpoints(spec), "SHIPPED", {})
+    if spec not in shipped:
+        return ""
+    names = []
+    for name, folder in shipped.items():
+        if re.search(r"-v\d+$", name):
+            continue
+        try:
+            counts = json.loads((pathlib.Path(folder) / "metadata.json").read_text()).get("num_players") or []
+        except (OSError, ValueError):
+            continue
+        if num_players in counts:
+            names.append(name)
+    return f"; shipped networks for {num_players} players: {', '.join(names)}" if names else ""

@@ -108,7 +108,8 @@ def test_an_error_in_a_shipped_composite_names_the_short_name_as_written():
             specs.load_policy(written, num_players=4)
         assert str(err.value) == (
             f"policy spec 'best-3p' (= {expanded!r}): parameter rollout: policy spec {rollout!r}: "
-            "expected a policy for 4 players, got one trained for [3] players"
+            "expected a policy for 4 players, got one trained for [3] players; shipped networks for 4 players: "
+            "ppo-4p, ppo-5p, ppo-mixed"
         )
 
 
@@ -328,3 +329,16 @@ def test_a_leading_tilde_is_the_home_directory(tmp_path, monkeypatch):
     )
     with pytest.raises(FileNotFoundError, match=r"checkpoint not found: ~/ck/y \(expected a checkpoint directory"):
         resolve_checkpoint("~/ck/y")
+
+
+def test_a_shipped_network_at_another_size_names_the_shipped_networks_for_that_size():
+    """ppo-4p became a 4-player network: at 5 players the refusal now says what to write instead."""
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("ppo-4p", num_players=5)
+    assert str(e.value) == (
+        "policy spec 'ppo-4p': expected a policy for 5 players, got one trained for [4] players; shipped networks "
+        "for 5 players: ppo-5p, ppo-mixed"
+    )
+    with pytest.raises(ValueError) as e:  # no shipped network plays 6: nothing to suggest
+        specs.load_policy("ppo-mixed", num_players=6)
+    assert str(e.value).endswith("got one trained for [3, 4, 5] players")
