@@ -670,3 +670,20 @@ def test_a_preset_given_as_an_override_sets_its_fields_over_the_files(overrides,
     # --set game.preset=visible_chips (hidden chips) or six_player_one_removed (a 3-player table)
     game = load_config(None, overrides).game
     assert {k: getattr(game, k) for k in expected} == expected
+
+
+def test_a_spec_given_twice_in_the_pool_or_the_evaluation_is_refused():
+    """' heuristic' and 'heuristic' load one bot: the pool gave it its prior twice, the evaluation played it twice."""
+    for override, message in [
+        (
+            'pool.scripted={"heuristic": 1, " heuristic": 1}',
+            "pool.scripted: expected each member once, got 'heuristic' and ' heuristic'",
+        ),
+        (
+            "eval.opponents=[heuristic, heuristic]",
+            "eval.opponents: expected each opponent table once, got 'heuristic' and 'heuristic'",
+        ),
+    ]:
+        with pytest.raises(ConfigError) as e:
+            load_config(None, [override])
+        assert str(e.value).endswith(message), str(e.value)

@@ -375,3 +375,13 @@ def test_column_games_takes_the_short_names_the_tables_print():
         gx.resolve_column_games(cols, {"Nope": 6})
     rep = gx.gauntlet(NeverTakePolicy(), num_players=3, games=3, seed=0, columns=cols[:1], column_games={"LowCard": 6})
     assert [r.games for r in rep.rows] == [6]
+
+
+def test_a_plus_that_is_a_numbers_sign_stays_in_its_spec():
+    """threshold:T=+3 was split into 'threshold:T=' and '3' (an error naming a spec nobody wrote)."""
+    assert gx.parse_column("threshold:T=+3").opponents == ("threshold:T=+3",)
+    assert gx.parse_column("stochastic:temp=1e+1").opponents == ("stochastic:temp=1e+1",)
+    assert gx.parse_column("threshold:T=+3+random").opponents == ("threshold:T=+3", "random")
+    assert gx.parse_column("threshold:T=2+threshold:T=12").opponents == ("threshold:T=2", "threshold:T=12")
+    rep = gx.gauntlet(NeverTakePolicy(), num_players=3, games=3, seed=0, columns=[gx.parse_column("threshold:T=+3")])
+    assert [r.games for r in rep.rows] == [3]

@@ -36,6 +36,7 @@ import argparse
 import json
 import math
 import pathlib
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -147,13 +148,21 @@ def _names_checkpoint(spec: str) -> bool:
 def parse_column(text: str) -> Column:
     """A column from its label: ``spec`` or ``spec+spec+...``, with the default cap of :data:`GAMES_CAP`.
 
-    A checkpoint path that holds ``+`` (``runs/a+b/final``) is one spec: where some consecutive ``+``-separated
-    parts join into an existing checkpoint path (the longest such join wins), they are not split.
+    A ``+`` that is a number's sign (after ``=``, as in ``threshold:T=+3``, or in an exponent, as in
+    ``temp=1e+1``) is part of its spec. A checkpoint path that holds ``+`` (``runs/a+b/final``) is one spec: where
+    some consecutive ``+``-separated parts join into an existing checkpoint path (the longest such join wins),
+    they are not split.
 
     Raises:
         ValueError: for an empty label or an empty spec between ``+`` signs.
     """
-    parts, specs, i = text.split("+"), [], 0
+    parts: list[str] = []
+    for part in text.split("+"):
+        if parts and re.search(r"(=|\d[eE])\s*$", parts[-1]) and re.match(r"\s*[\d.]", part):
+            parts[-1] += "+" + part  # a sign: T=+3, 1e+1
+        else:
+            parts.append(part)
+    specs, i = [], 0
     while i < len(parts):
         j = next((j for j in range(len(parts), i + 1, -1) if _names_checkpoint("+".join(parts[i:j]).strip())), i + 1)
         specs.append("+".join(parts[i:j]).strip())

@@ -265,6 +265,22 @@ _NAME_COLON_NUMBER = re.compile(r"(?P<name>.+):(?P<number>[+-]?(?:\d+\.?\d*|\.\d
 """``heuristic:1.5``: a ``name: number`` entry written without the space YAML needs after the colon."""
 
 
+def _once_each(specs: Sequence[str], what: str) -> None:
+    """Refuse a policy spec given twice, also when only spaces around it differ (``heuristic`` and `` heuristic``
+    load the same bot): a pool member would get its prior twice under two names, an evaluation table would be
+    played twice.
+
+    Raises:
+        ValueError: ``"expected each <what> once, got 'heuristic' and ' heuristic'"``.
+    """
+    seen: dict[str, str] = {}
+    for spec in specs:
+        key = spec.strip()
+        if key in seen:
+            raise ValueError(f"expected each {what} once, got {seen[key]!r} and {spec!r}")
+        seen[key] = spec
+
+
 def _refuse_colon_without_space(entries: Any, what: str) -> Any:
     """``entries`` as given, unless YAML read one of its ``NAME: NUMBER`` entries as the single name
     ``NAME:NUMBER`` because the colon had no space after it: a key with no value (``{heuristic:1.5}``, or
@@ -358,6 +374,7 @@ class PoolSection(_Section):
     def _weights(cls, v: dict[str, float]) -> dict[str, float]:
         if any(w < 0 for w in v.values()):
             raise ValueError(f"expected weights >= 0, got {v}")
+        _once_each(list(v), "member")
         return v
 
     @model_validator(mode="after")
@@ -419,6 +436,12 @@ class EvalSection(_Section):
         "all opponent tables, each divided by its parity 1/n (the most robust checkpoint)",
     )
     workers: Int = Field(1, ge=1)
+
+    @field_validator("opponents")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        _once_each(v, "opponent table")
+        return v
 
     @model_validator(mode="after")
     def _best_in_opponents(self) -> EvalSection:
