@@ -239,6 +239,6 @@ def test_gym_refuses_a_special_cards_network_before_timing(capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
-        "error: --opponents: expected a policy that plays pass/take (the benchmarked Gymnasium envs play standard "
-        "tables), got 'ppo-wildcards', trained on special cards (125 actions)"
+        "error: --opponents: opponents: expected policies that play pass/take (the table has no special cards), got "
+        "['ppo-wildcards'] trained on special cards (125 actions)"
     ]

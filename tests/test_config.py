@@ -6,8 +6,15 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from training.config import CONFIG_DIR, ConfigError, dotted_flags_as_set, dump_config, load_config, parse_overrides
-from training.selfplay import split_dotted_flags
+from training.config import (
+    CONFIG_DIR,
+    ConfigError,
+    dotted_flags_as_set,
+    dump_config,
+    load_config,
+    parse_overrides,
+    split_dotted_flags,
+)
 
 SELFPLAY_CONFIGS = sorted(p for p in CONFIG_DIR.glob("*.yaml") if not p.name.startswith(("rllib", "sweep")))
 

@@ -525,19 +525,17 @@ def main(argv: list[str] | None = None) -> None:
     """Run the command line; bad input exits with code 2 after one ``error:`` line (:mod:`training.cli`)."""
     args = build_parser().parse_args(argv)
     if args.command == "gym":  # build the opponents once before timing, so a bad spec is refused up front
-        from nothanks_env.policy import special_cards_only
+        from nothanks_env.gym_env import check_opponents
         from nothanks_env.specs import load_policy
         from training.cli import load_spec
 
         try:
             for n in args.players:
                 policy = load_spec(load_policy, "--opponents", args.opponents, num_players=n)
-                if special_cards_only(policy):  # refused here, not by a traceback from the env once timing starts
-                    raise ValueError(
-                        f"--opponents: expected a policy that plays pass/take (the benchmarked Gymnasium envs play "
-                        f"standard tables), got {args.opponents!r}, trained on special cards "
-                        f"({policy.num_actions} actions)"
-                    )
+                try:  # the envs' own check, here rather than as a traceback once timing starts
+                    check_opponents([policy], _config(n, "standard"))
+                except ValueError as e:
+                    raise ValueError(f"--opponents: {e}") from e
         except ValueError as e:
             refuse(e)
     args.func(args)

@@ -62,7 +62,6 @@ from training.learning.config import (
     dump_config,
     load_config,
     planned_timesteps,
-    split_dotted_flags,  # noqa: F401 - kept importable from here (training.selfplay.split_dotted_flags)
 )
 from training.learning.reporting import learning_curve, sb3_logger, summary_table
 
