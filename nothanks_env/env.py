@@ -229,7 +229,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     gives the same deal as ``Game.reset(seed)``); later unseeded resets continue from it. ``options``
     may hold ``"deals"``: a list of :class:`~nothanks_env.game.Deal` or ``{"deck": [...],
     "removed_hidden": [...]}`` (deck[0] is turned first), one per deal or fewer (the rest are shuffled),
-    for replays and duplicate-deal evaluation; other keys are ignored. Invalid arguments raise
+    for replays and duplicate-deal evaluation; any other key is refused except ``"options"``, which PettingZoo's
+    ``api_test`` passes to check the signature and which is not used. Invalid arguments raise
     :class:`~nothanks_env.game.RuleError` naming the argument, the expected and the received value.
 
     ## Version History
@@ -326,10 +327,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if options is not None and not isinstance(options, dict):
-            raise RuleError(f"options: expected a dict or None, got {options!r}")
         # Every argument is checked before any state changes: a refused reset leaves the env as it was.
-        deals = validate_deals(self.config, parse_deals((options or {}).get("deals")))
+        deals = validate_deals(
+            self.config, parse_deals(reset_options(options, probe_key=API_TEST_PROBE_KEY).get("deals"))
+        )
         if seed is not None:
             if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
                 raise RuleError(f"seed: expected an int or None, got {seed!r}")
@@ -469,6 +470,38 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
                 "deal_penalties": [d[seat] for d in game.deal_penalties],
             }
         self._accumulate_rewards()
+
+
+RESET_OPTIONS: tuple[str, ...] = ("deals",)
+"""The keys ``reset(options=...)`` of the AEC and the Gymnasium env accept."""
+
+API_TEST_PROBE_KEY = "options"
+"""The key PettingZoo's ``api_test`` (and ``parallel_api_test``) puts in ``reset(options=...)`` only to check that
+``reset`` takes an ``options`` argument (``options={"options": 1}``); the AEC env passes it over."""
+
+
+def reset_options(options: Any, *, probe_key: str | None = None) -> dict[str, Any]:
+    """``options`` of ``reset()`` checked: a dict whose keys are all in :data:`RESET_OPTIONS`, or None (``{}``).
+
+    Args:
+        options: what the caller passed.
+        probe_key: one more key taken and not used (the AEC env passes :data:`API_TEST_PROBE_KEY`), or None.
+
+    Raises:
+        RuleError: if ``options`` is not a dict or None, or holds a key not in :data:`RESET_OPTIONS` (a typo
+            such as ``"deal"`` would otherwise be ignored and the deals shuffled).
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise RuleError(f"options: expected a dict or None, got {options!r}")
+    unknown = [k for k in options if k not in RESET_OPTIONS and k != probe_key]
+    if unknown:
+        raise RuleError(
+            f"options: expected keys among {', '.join(map(repr, RESET_OPTIONS))}, "
+            f"got unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}"
+        )
+    return options
 
 
 def parse_deals(deals: Any) -> list[Deal] | None:

@@ -21,7 +21,14 @@ import numpy as np
 from gymnasium import spaces
 
 from nothanks_env import encoding as enc
-from nothanks_env.env import ILLEGAL_REWARD, RENDER_MODES, REWARD_MODES, observation_bounds, parse_deals
+from nothanks_env.env import (
+    ILLEGAL_REWARD,
+    RENDER_MODES,
+    REWARD_MODES,
+    observation_bounds,
+    parse_deals,
+    reset_options,
+)
 from nothanks_env.game import NUM_SPECIAL_ACTIONS, Game, GameConfig, IllegalActionError, RuleError, validate_deals
 from nothanks_env.observer import ObservationTable
 from nothanks_env.outcome import ranks_and_winners, reward_values
@@ -200,7 +207,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     ``info`` at every step: ``"action_mask"`` and ``"learner_seat"`` (int). ``reset(seed=...)`` seeds
     everything: the deals, the learner's seat and the stochastic opponents (those whose ``stochastic``
     flag is set: each is reseeded from the env's RNG); later unseeded resets continue from it.
-    ``options={"deals": [...]}`` fixes the deals, as in the AEC env. Invalid arguments raise
+    ``options={"deals": [...]}`` fixes the deals, as in the AEC env (any other key is refused). Invalid arguments raise
     :class:`~nothanks_env.game.RuleError` (or ``ValueError`` for a bad spec) naming what was wrong.
 
     ## Version History
@@ -273,9 +280,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         Returns:
             (obs, info): float32 (OBS_SIZE,) and ``{"action_mask": int8 (2,), "learner_seat": int}``.
         """
-        if options is not None and not isinstance(options, dict):
-            raise RuleError(f"options: expected a dict or None, got {options!r}")
-        deals = validate_deals(self.config, parse_deals((options or {}).get("deals")))  # before any state changes
+        # before any state changes
+        deals = validate_deals(self.config, parse_deals(reset_options(options).get("deals")))
         super().reset(seed=seed)
         rng = self.np_random
         if seed is not None:

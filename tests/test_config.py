@@ -154,7 +154,28 @@ def test_critic_warmup_as_long_as_the_run_is_refused():
         "run.critic_warmup: expected fewer learner steps than run.total_timesteps (4096; the actor is held for the "
         "whole warm-up, so it would never learn), got 4096"
     )
-    assert load_config(CONFIG_DIR / "smoke.yaml", [*sets, "run.critic_warmup=4095"]).run.critic_warmup == 4095
+
+
+def test_critic_warmup_past_the_start_of_the_last_rollout_is_refused():
+    # smoke.yaml: rollouts of 16 x 1 x 32 = 512 learner steps. A warm-up of 4095 of 4096 steps held the actor for
+    # all 8 updates (the last rollout starts at 3584) and the run ended as done with the actor untrained.
+    sets = ["run.init_from=ppo-3p", "run.total_timesteps=4096"]
+    for warmup in (3585, 4095):
+        with pytest.raises(ConfigError) as e:
+            load_config(CONFIG_DIR / "smoke.yaml", [*sets, f"run.critic_warmup={warmup}"])
+        assert str(e.value).endswith(
+            "run.critic_warmup: expected at most 3,584 learner steps (the start of the last PPO rollout: "
+            "run.total_timesteps 4,096 runs 8 whole rollouts of 512 learner steps, to 4,096, and the actor learns "
+            f"only in those that start at or after run.critic_warmup), got {warmup:,}; write run.critic_warmup <= "
+            "3,584 or run.total_timesteps >= 4,097"
+        )
+    assert load_config(CONFIG_DIR / "smoke.yaml", [*sets, "run.critic_warmup=3584"]).run.critic_warmup == 3584
+    # a total that is not a whole number of rollouts is rounded up first: 4000 runs to 4096 as well
+    sets = ["run.init_from=ppo-3p", "run.total_timesteps=4000"]
+    assert load_config(CONFIG_DIR / "smoke.yaml", [*sets, "run.critic_warmup=3584"]).run.critic_warmup == 3584
+    with pytest.raises(ConfigError) as e:
+        load_config(CONFIG_DIR / "smoke.yaml", [*sets, "run.critic_warmup=3585"])
+    assert "run.total_timesteps 4,000 runs 8 whole rollouts of 512 learner steps, to 4,096" in str(e.value)
 
 
 def test_bad_override_is_a_clear_error(tmp_path):

@@ -170,6 +170,24 @@ def test_reset_seeding_and_fixed_deals():
         a.reset(seed=1.5)
 
 
+@pytest.mark.parametrize("make", [nothanks_v0.raw_env, nothanks_v0.env], ids=["raw", "wrapped"])
+def test_unknown_reset_options_are_refused_by_name(make):
+    # options={"deal": [...]} (a typo of "deals") was ignored: the deals were shuffled and nothing said so
+    e = make(num_players=3)
+    e.reset(seed=3)
+    before = e.unwrapped.game.state()
+    deal = {"deck": list(DECK), "removed_hidden": list(HIDDEN)}
+    with pytest.raises(RuleError) as err:
+        e.reset(seed=4, options={"deal": [deal]})
+    assert str(err.value) == "options: expected keys among 'deals', got unknown key 'deal'"
+    with pytest.raises(RuleError) as err:
+        e.reset(options={"deals": [deal], "seed": 1, "Deals": []})
+    assert str(err.value) == "options: expected keys among 'deals', got unknown keys 'seed', 'Deals'"
+    assert e.unwrapped.game.state() == before  # refused before any state changed
+    e.reset(seed=4, options={"deals": [deal]})
+    assert e.unwrapped.game.deals[0] == Deal(DECK, HIDDEN)
+
+
 # ---------------------------------------------------------------------------- rewards and infos
 def scripted_env(reward: str = "win", **kw):
     e = nothanks_v0.raw_env(num_players=3, starting_seat=0, reward=reward, **kw)

@@ -139,3 +139,42 @@ def test_heldout_bots_are_labelled_by_class_in_every_command(tmp_path, monkeypat
     report = json.loads((tmp_path / "g.json").read_text())["reports"][0]
     assert report["policy"] == "ChipRich" and report["rows"][0]["opponents"] == [clock, clock]  # the JSON keeps specs
     assert "heldout:" not in capsys.readouterr().out
+
+
+def test_gauntlet_labels_different_specs_of_one_name_by_their_specs(tmp_path, monkeypatch, capsys):
+    # heuristic and heuristic:chip_memory=True (its default written out) both report "heuristic": the comparison
+    # printed two columns headed `heuristic`, and the JSON and Markdown reports could not be told apart
+    from training.evaluation import gauntlet as g
+
+    monkeypatch.chdir(tmp_path)
+    specs = ["heuristic", "heuristic:chip_memory=True", " heuristic", "threshold:T=+5", "threshold:T=5"]
+    argv = ["--players", "3", "--policy", *specs, "--columns", "random", "--games", "3", "--seed", "0"]
+    assert g.main([*argv, "--workers", "1", "--no-progress", "--json", "g.json", "--md", "g.md"]) == 0
+    labels = ["heuristic", "heuristic:chip_memory=True", "heuristic#2", "threshold:T=+5", "threshold:T=5"]
+    assert [r["policy"] for r in json.loads((tmp_path / "g.json").read_text())["reports"]] == labels
+    head = "| opponents | games | " + " | ".join(f"`{label}`" for label in labels) + " |"
+    assert head in capsys.readouterr().out  # the side-by-side comparison
+    md = (tmp_path / "g.md").read_text()
+    assert md.splitlines()[0] == head
+    assert [line.partition(",")[0] for line in md.splitlines() if line.startswith("`")] == [f"`{x}`" for x in labels]
+
+
+def test_evaluate_and_tournament_label_different_specs_of_one_name_by_their_specs(tmp_path, monkeypatch):
+    # they printed heuristic and heuristic#2, leaving which spec was which to guess
+    from training.evaluation import tournament as t
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["--players", "4", "--policy", "heuristic:chip_memory=True", "heuristic", "--opponents", "heuristic"]
+    assert names([*argv, "random"], tmp_path) == ["heuristic:chip_memory=True", "heuristic", "heuristic#2", "random"]
+    specs = ["heuristic", "heuristic:chip_memory=True", "random"]
+    result = t.main(["--policies", *specs, "--games", "3", "--no-progress", "--out", "t"])
+    assert sorted(r.stats.name for r in result.rows) == sorted(specs)
+
+
+def test_label_by_spec_leaves_one_checkpoint_spelled_two_ways_to_numbering(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    checkpoint_at(tmp_path / "x" / "best")
+    specs = ["x/best", "x/best/", "heuristic", "heuristic:chip_memory=True"]
+    policies = [load_policy(s, num_players=3) for s in specs]
+    ev.label_policies(policies, specs)
+    assert ev.unique_names(policies) == ["best", "best#2", "heuristic", "heuristic:chip_memory=True"]

@@ -409,6 +409,25 @@ def test_reset_options_that_are_not_a_dict_are_refused_as_in_the_aec_env():
     assert np.array_equal(env.reset(seed=3, options={})[0], obs)
 
 
+def test_unknown_reset_options_are_refused_by_name_as_in_the_aec_env():
+    # options={"deal": [...]} (a typo of "deals") was ignored: the deals were shuffled and nothing said so
+    env = gymnasium.make(ENV_ID, opponents="heuristic")
+    env.reset(seed=3)
+    before = env.unwrapped.game.state()
+    with pytest.raises(RuleError) as e:
+        env.reset(seed=4, options={"deal": [Deal(DECK, HIDDEN)]})
+    assert str(e.value) == "options: expected keys among 'deals', got unknown key 'deal'"
+    with pytest.raises(RuleError) as e:
+        env.reset(options={"deals": [Deal(DECK, HIDDEN)], "learner_seat": 0, "seed": 1})
+    assert str(e.value) == "options: expected keys among 'deals', got unknown keys 'learner_seat', 'seed'"
+    with pytest.raises(RuleError) as e:  # PettingZoo's api_test probe is for the AEC env only
+        env.reset(options={"options": 1})
+    assert str(e.value) == "options: expected keys among 'deals', got unknown key 'options'"
+    assert env.unwrapped.game.state() == before  # refused before any state changed
+    env.reset(seed=4, options={"deals": [Deal(DECK, HIDDEN)]})
+    assert env.unwrapped.game.deals[0] == Deal(DECK, HIDDEN)
+
+
 def test_wildcards_with_nothing_removed_stay_inside_the_space_under_the_checker():
     # Two special cards and no removal put 34 cards face down: 34/33 in cards_in_deck, above the declared 1.0,
     # and gymnasium's passive checker warned that the observation was not within the space.

@@ -388,22 +388,28 @@ def test_critic_warmup_holds_the_warm_started_actor_then_lets_it_learn(smoke_run
 
     final = smoke_run / "checkpoints" / "final"
     want = ckpt.load_checkpoint_policy(final).weights()
+    # 8 updates of 512 steps each; the 4 of the rollouts that start at steps 0-1536 are held, the 4 from 2048 on
+    # are not (a warm-up past the start of the last rollout, which trained no actor step, is refused by the config)
+    sets = [f"run.init_from={final}", "run.critic_warmup=2048", "run.total_timesteps=4096"]
+    run = tmp_path / "warm"
+    (run / "checkpoints").mkdir(parents=True)
+    trainer = Trainer(load_config(SMOKE, sets), run)
+    vf0 = {k: v.clone() for k, v in trainer.model.policy.value_net.state_dict().items()}
+    at_end_of_warmup: dict[str, dict[str, torch.Tensor]] = {}
+    boundary = trainer.on_update_boundary
 
-    def trained(
-        total: int, tag: str
-    ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor], dict[str, torch.Tensor]]:
-        sets = [f"run.init_from={final}", "run.critic_warmup=2047", f"run.total_timesteps={total}"]
-        run = tmp_path / tag
-        (run / "checkpoints").mkdir(parents=True)
-        trainer = Trainer(load_config(SMOKE, sets), run)
-        vf0 = {k: v.clone() for k, v in trainer.model.policy.value_net.state_dict().items()}
-        trainer.train()
-        return ckpt.actor_weights(trainer.model.policy), vf0, trainer.model.policy.value_net.state_dict()
+    def record_then_go_on() -> None:  # between updates: the weights the held updates left
+        if trainer.model.num_timesteps == 2048:
+            at_end_of_warmup["actor"] = {k: v.clone() for k, v in ckpt.actor_weights(trainer.model.policy).items()}
+            at_end_of_warmup["critic"] = {k: v.clone() for k, v in trainer.model.policy.value_net.state_dict().items()}
+        boundary()
 
-    held, vf0, vf1 = trained(2048, "held")  # 4 updates (512 steps each), starting at steps 0-1536: all held
+    trainer.on_update_boundary = record_then_go_on
+    trainer.train()
+    held, vf1 = at_end_of_warmup["actor"], at_end_of_warmup["critic"]
     assert all(torch.equal(held[k], want[k]) for k in want)
     assert not all(torch.equal(vf0[k], vf1[k]) for k in vf0)  # the critic did learn
-    freed, _, _ = trained(4096, "freed")  # the last 4 updates come after it
+    freed = ckpt.actor_weights(trainer.model.policy)  # the last 4 updates come after it
     assert not all(torch.equal(freed[k], want[k]) for k in want)
     assert main([SMOKE, "--run.runs_dir", str(tmp_path / "runs"), "--set", "run.critic_warmup=100"]) == 2
     err = capsys.readouterr().err

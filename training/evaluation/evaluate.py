@@ -5,8 +5,9 @@ Method:
 - **Lineup**: the candidates and the opponents fill the ``num_players`` seats (one opponent is repeated
   to fill the table if only one is given). The same policy object in several seats is one row of the
   report; distinct objects with the same ``name`` get ``#2``, ``#3`` suffixes. On the command line, checkpoints
-  whose folders have the same name are labelled by the end of their paths instead, and held-out bots by class
-  (:func:`label_policies`, shared with the gauntlet and the tournament).
+  whose folders have the same name are labelled by the end of their paths instead, held-out bots by class, and
+  policies of different specs that report the same name by their specs (:func:`label_policies`, shared with the
+  gauntlet and the tournament).
 - **Duplicate deals and seat rotation**: each shuffled deal is played ``num_players`` times, once per
   cyclic rotation of the lineup, so every policy plays every seat equally often and meets the same
   cards from every seat. ``games`` is therefore rounded up to a multiple of ``num_players`` (5000 asked
@@ -563,7 +564,9 @@ def label_policies(policies: Sequence[Policy], specs: Sequence[str]) -> None:
     Held-out bots are named by class, as the shipped bots by their short spec (``ChipRich``, not
     ``training.evaluation.heldout:ChipRich``: :func:`training.evaluation.heldout.short_name`); checkpoints loaded
     from paths by their folder's name and the spec's parameters, told apart by the end of their paths where two
-    would share a name (:func:`label_by_path`). Other policies keep their names.
+    would share a name (:func:`label_by_path`). Policies of different specs that would still share a name are
+    named by their whole specs (``heuristic`` and ``heuristic:chip_memory=True``, :func:`label_by_spec`). Other
+    policies keep their names; the same spec twice keeps one name (:func:`unique_names` numbers the second).
 
     Args:
         policies: the policies as loaded (an object given twice counts once); their ``name`` is set.
@@ -576,6 +579,37 @@ def label_policies(policies: Sequence[Policy], specs: Sequence[str]) -> None:
         if isinstance(name, str) and is_heldout(name):
             policy.name = short_name(name)
     label_by_path(policies, specs)
+    label_by_spec(policies, specs)
+
+
+def label_by_spec(policies: Sequence[Policy], specs: Sequence[str]) -> None:
+    """Rename policies that share a name but were loaded from different specs by their specs (stripped).
+
+    A spec's policy reports a short name that several specs can share: ``heuristic`` and
+    ``heuristic:chip_memory=True`` (the default written out) both report ``heuristic``, ``threshold:T=5`` and
+    ``threshold:T=+5`` both ``threshold:T=5``. Each policy of such a name is labelled by its whole spec instead, so
+    the table, the JSON and the Markdown say which spec each row is. Specs are the same when they are equal after
+    stripping spaces or load the same checkpoint folder with the same parameters (``x/best`` and ``x/best/``):
+    those keep their name, which :func:`unique_names` numbers. Run after :func:`label_by_path`. A policy whose
+    ``name`` cannot be set keeps it (and is numbered).
+
+    Args:
+        policies: the policies as loaded (an object given twice counts once); their ``name`` is set.
+        specs: the spec each was loaded from, in the same order.
+    """
+    distinct: list[tuple[Policy, str]] = []
+    for policy, spec in zip(policies, specs, strict=True):
+        if not any(policy is q for q, _ in distinct):
+            distinct.append((policy, spec.strip()))
+    sources: dict[str, set[object]] = {}  # name -> the distinct sources of the policies that report it
+    for policy, spec in distinct:
+        sources.setdefault(getattr(policy, "name", type(policy).__name__), set()).add(checkpoint_source(spec) or spec)
+    for policy, spec in distinct:
+        if len(sources[getattr(policy, "name", type(policy).__name__)]) > 1:
+            try:
+                policy.name = spec
+            except AttributeError:  # a read-only name (a property): unique_names numbers it
+                pass
 
 
 def label_by_path(policies: Sequence[Policy], specs: Sequence[str]) -> None:

@@ -54,6 +54,7 @@ from training.evaluation.evaluate import (
     plan_matchup,
     rounded_games,
     run_many,
+    unique_names,
 )
 from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS, short_name
 from training.variants import (
@@ -637,6 +638,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_seats(columns, n, "--columns")
         candidates = [load_spec(load_policy, "--policy", spec, num_players=n) for spec in args.policy]
         label_policies(candidates, args.policy)  # two checkpoints named best: by their paths, not both best
+        for policy, label in zip(candidates, unique_names(candidates), strict=True):  # the same spec twice: #2
+            if getattr(policy, "name", None) != label:
+                policy.name = label
         if args.columns:  # a column's spec that does not load is refused naming the flag, before any game
             for spec in dict.fromkeys(s for c in columns for s in c.opponents):
                 load_spec(load_policy, "--columns", spec, num_players=n)

@@ -533,6 +533,29 @@ class Config(_Section):
         return self
 
     @model_validator(mode="after")
+    def _actor_rollout_after_warmup(self) -> Config:
+        """A critic warm-up must leave the actor at least one whole rollout.
+
+        The actor is held for the update of every rollout that starts before ``run.critic_warmup`` learner steps
+        (:meth:`training.learning.selfplay.Trainer.on_update_boundary`) and the run ends on whole rollouts
+        (:meth:`planned_timesteps`): a warm-up past the start of the last rollout, though below
+        ``run.total_timesteps``, trains the critic only, and the run would end "done" with the actor as it came.
+        """
+        warmup, total, rollout = self.run.critic_warmup, self.run.total_timesteps, self.rollout_steps
+        planned = self.planned_timesteps()
+        last_start = planned - rollout
+        if warmup > last_start:
+            need = -(-warmup // rollout) * rollout + 1  # the least total whose last rollout starts at or after warmup
+            raise ValueError(
+                f"run.critic_warmup: expected at most {last_start:,} learner steps (the start of the last PPO "
+                f"rollout: run.total_timesteps {total:,} runs {planned // rollout:,} whole rollouts of "
+                f"{rollout:,} learner steps, to {planned:,}, and the actor learns only in those that start at or "
+                f"after run.critic_warmup), got {warmup:,}; write run.critic_warmup <= {last_start:,} or "
+                f"run.total_timesteps >= {need:,}"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _specs_load(self) -> Config:
         """Every policy spec of the pool and the evaluation builds at every player count of the run.
 
