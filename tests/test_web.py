@@ -22,9 +22,10 @@ from fastapi.testclient import TestClient  # noqa: E402
 from nothanks_env.game import Deal, Game, GameConfig  # noqa: E402
 from nothanks_env.policy import Policy  # noqa: E402
 from nothanks_env.records import GameRecord, replay  # noqa: E402
+from nothanks_env.table import PolicyActionError  # noqa: E402
 from training import serve  # noqa: E402
 from training.web.app import create_app  # noqa: E402
-from training.web.games import GameStore, PolicyCatalog, PolicyInfo, new_session  # noqa: E402
+from training.web.games import GameStore, PolicyCatalog, PolicyInfo, new_session, policy_action  # noqa: E402
 
 SMALL = GameConfig(num_players=3, lowest_card=3, highest_card=10, num_removed=2, starting_chips=2, starting_seat=0)
 SMALL_DEAL = Deal(deck=(10, 4, 5, 9, 3, 8), removed_hidden=(6, 7))
@@ -390,28 +391,104 @@ class AlwaysPass(Policy):
         return np.zeros(len(view), dtype=np.int64)
 
 
+def never_take(view) -> np.ndarray:
+    """never-take's actions: PASS while the seat has a chip, else TAKE."""
+    return np.where(view.action_mask()[:, 0] == 1, 0, 1).astype(np.int64)
+
+
 class CrashInDealTwo(Policy):
-    """Passes while it can (as never-take), but raises on its first decision of a match's second deal of three."""
+    """Passes while it can (as never-take), but raises once, on its first decision in a match's second deal of
+    three after a test arms it: a passing fault (a timeout, say), which a copy loaded again does not repeat."""
 
     name = "crash-in-deal-two"
-
-    def reset(self):
-        self.crashed = False
+    armed = False
 
     def act_batch(self, view):
-        if not self.crashed and view.deals_left[0] == 1:
-            self.crashed = True
+        if CrashInDealTwo.armed and view.deals_left[0] == 1:
+            CrashInDealTwo.armed = False
             raise RuntimeError("lost track in deal 2")
-        return np.where(view.action_mask()[:, 0] == 1, 0, 1).astype(np.int64)
+        return never_take(view)
+
+
+class FloatTake(Policy):
+    """Computes its action as a float and returns 1.9, no action id (``int`` would read TAKE)."""
+
+    name = "float-take"
+
+    def act_batch(self, view):
+        return np.full(len(view), 1.9)
+
+
+class WholeFloatTake(Policy):
+    """Returns ``np.ones``: TAKE as integral floats, which evaluation accepts."""
+
+    name = "whole-float-take"
+
+    def act_batch(self, view):
+        return np.ones(len(view))
+
+
+class TwoTake(Policy):
+    """Returns 2, out of the range of PASS/TAKE."""
+
+    name = "two-take"
+
+    def act_batch(self, view):
+        return np.full(len(view), 2, dtype=np.int64)
+
+
+class Remembering(Policy):
+    """A bot with a memory of the game: it keeps every card it is asked about, and takes only at its second
+    decision of a game (or without a chip)."""
+
+    name = "remembering"
+
+    def reset(self):
+        self.seen = []
+
+    def act_batch(self, view):
+        self.seen.append(int(view.face_up_card[0]))
+        return np.where(len(self.seen) == 2, 1, never_take(view)).astype(np.int64)
+
+
+class FlakyOnce(Policy):
+    """never-take, but raises once, on its first decision about card 4 after a test arms it (a passing fault)."""
+
+    name = "flaky-once"
+    armed = False
+
+    def act_batch(self, view):
+        if FlakyOnce.armed and view.face_up_card[0] == 4:
+            FlakyOnce.armed = False
+            raise RuntimeError("timed out")
+        return never_take(view)
+
+
+class Drifting(Policy):
+    """Not reproducible from its seed: it counts its decisions in the class, across games. Takes at the first,
+    raises at the third, passes (while it can) otherwise."""
+
+    name = "drifting"
+    calls = 0
+
+    def act_batch(self, view):
+        Drifting.calls += 1
+        if Drifting.calls == 3:
+            raise RuntimeError("drifted")
+        return np.where(Drifting.calls == 1, 1, never_take(view)).astype(np.int64)
 
 
 # resolved as the server resolves a user's module:attr spec; __name__ is this module as pytest imported it
-CRASH, ALWAYS_PASS, CRASH_IN_DEAL_TWO = (f"{__name__}:{c.__name__}" for c in (Crash, AlwaysPass, CrashInDealTwo))
+BOTS = (Crash, AlwaysPass, CrashInDealTwo, FloatTake, WholeFloatTake, TwoTake, Remembering, FlakyOnce, Drifting)
+CRASH, ALWAYS_PASS, CRASH_IN_DEAL_TWO, FLOAT_TAKE, WHOLE_FLOAT_TAKE, TWO_TAKE, REMEMBERING, FLAKY_ONCE, DRIFTING = (
+    f"{__name__}:{c.__name__}" for c in BOTS
+)
 
 
 @pytest.fixture(scope="module")
 def failing_catalog() -> PolicyCatalog:
-    return PolicyCatalog(extra=["always-take", CRASH, ALWAYS_PASS, CRASH_IN_DEAL_TWO], shipped=[])
+    specs = ["always-take", CRASH, ALWAYS_PASS, CRASH_IN_DEAL_TWO, FLOAT_TAKE, WHOLE_FLOAT_TAKE, TWO_TAKE]
+    return PolicyCatalog(extra=[*specs, REMEMBERING, FLAKY_ONCE, DRIFTING], shipped=[])
 
 
 def test_an_opponent_failing_in_the_opening_moves_is_a_json_500_and_takes_no_place(failing_catalog, caplog):
@@ -456,7 +533,7 @@ def test_an_opponent_failing_in_reply_to_a_move_undoes_the_move(failing_catalog)
     assert r.json()["view"]["move"] == 1 and len(client.app.state.store) == 1
 
 
-def test_a_move_undone_mid_match_leaves_the_game_a_game_without_the_failure_would_be(failing_catalog):
+def test_a_move_undone_mid_match_leaves_the_game_a_game_without_the_failure_would_be(failing_catalog, monkeypatch):
     # The undo replays the game from its seed: the third deal, shuffled when it starts, must be the same.
     def play(opponents: list[str]) -> tuple[GameRecord, list[str]]:
         client = make_client(failing_catalog, seed=3)
@@ -473,6 +550,7 @@ def test_a_move_undone_mid_match_leaves_the_game_a_game_without_the_failure_woul
             view = r.json()["view"]
         return GameRecord.from_dict(client.get(f"/api/games/{created['id']}/record").json()), errors
 
+    monkeypatch.setattr(CrashInDealTwo, "armed", True)
     failed, errors = play(["never-take", CRASH_IN_DEAL_TWO])
     clean, no_errors = play(["never-take", "never-take"])
     assert no_errors == [] and len(errors) == 1
@@ -480,6 +558,114 @@ def test_a_move_undone_mid_match_leaves_the_game_a_game_without_the_failure_woul
     assert "got RuntimeError: lost track in deal 2; your action" in errors[0]
     assert len(failed.deals) == 3
     assert (failed.deals, failed.actions, failed.penalties) == (clean.deals, clean.actions, clean.penalties)
+
+
+def test_a_bot_returning_a_fraction_is_a_json_500_and_its_move_is_undone(failing_catalog):
+    # int(1.9) made it TAKE; evaluation refuses 1.9 (a PolicyActionError) and so does the server now
+    client = make_client(failing_catalog)
+    gid = add_game(client, SMALL, ["never-take", FLOAT_TAKE], [SMALL_DEAL])
+    before = client.get(f"/api/games/{gid}").content
+    r = act(client, gid, "pass", 0)  # you pass, never-take passes, the float bot answers 1.9 at move 2
+    assert_error(r, 500)
+    assert r.json()["error"] == (
+        f"opponents[1]: expected {FLOAT_TAKE!r} (seat 2) to return a legal action at move 2, got PolicyActionError: "
+        "policy float-take: expected whole action ids (PASS=0 or TAKE=1), got 1.9; your action 'pass' was undone: "
+        "the game is back at move 0"
+    )
+    assert client.get(f"/api/games/{gid}").content == before
+
+
+def test_a_bot_returning_integral_floats_plays_them_as_actions(failing_catalog):
+    client = make_client(failing_catalog)
+    gid = add_game(client, SMALL, ["never-take", WHOLE_FLOAT_TAKE], [SMALL_DEAL])
+    r = act(client, gid, "pass", 0)
+    assert r.status_code == 200, r.text
+    assert [(m["seat"], m["action"], m["card"], m["pot"]) for m in r.json()["moves"]] == [
+        (0, "pass", 10, 0), (1, "pass", 10, 1), (2, "take", 10, 2), (2, "take", 4, 0), (2, "take", 5, 0),
+        (2, "take", 9, 0), (2, "take", 3, 0), (2, "take", 8, 0),
+    ]  # fmt: skip
+
+
+def test_policy_action_checks_the_scalar_entry_point_of_special_cards():
+    class Bidder(Policy):
+        name = "bidder"
+        plays_special_cards = True
+
+        def __init__(self, action: object) -> None:
+            super().__init__()
+            self.action = action
+
+        def act_special(self, view):
+            return self.action
+
+    game = Game(GameConfig(num_players=3, special_cards=("wild",)))
+    game.reset(seed=0)
+    assert game.phase == "offer" and game.legal_actions() == (0, 1)  # 1.9 would be cut to TAKE
+    assert policy_action(Bidder(np.float64(1.0)), game) == 1
+    for bad, shown in [(1.9, "1.9"), (np.float64(np.nan), "nan"), (-1, "-1"), ("1", "'1'")]:
+        with pytest.raises(PolicyActionError) as e:
+            policy_action(Bidder(bad), game)
+        assert (
+            str(e.value) == f"policy bidder: expected whole action ids (0..{game.config.num_actions - 1}), got {shown}"
+        )
+
+
+def test_an_undone_move_is_forgotten_by_the_bots_too(failing_catalog, monkeypatch):
+    # The rewind put the game back but kept the bots: the remembering bot still held the cards of the undone
+    # move, and decided differently from a game that never saw it.
+    def play(armed: bool) -> tuple[list[list], list[dict], list[int]]:
+        monkeypatch.setattr(FlakyOnce, "armed", armed)
+        client = make_client(failing_catalog)
+        gid = add_game(client, SMALL, [REMEMBERING, FLAKY_ONCE], [SMALL_DEAL])
+        assert act(client, gid, "pass", 0).status_code == 200  # the remembering bot passes on 10, then flaky
+        errors = []
+        r = act(client, gid, "pass", 3)
+        if r.status_code == 500:  # it takes 10, passes on 4, and flaky fails on 4: all undone
+            errors.append(r.json()["error"])
+            assert client.get(f"/api/games/{gid}").json()["move"] == 3
+            assert client.app.state.store.get(gid).policies[1].seen == [10]
+            r = act(client, gid, "pass", 3)  # the same move again: flaky does not fail twice
+        assert r.status_code == 200, r.text
+        moves = [[m["seat"], m["action"], m["card"], m["pot"]] for m in r.json()["moves"]]
+        return moves, errors, client.app.state.store.get(gid).policies[1].seen
+
+    moves, errors, seen = play(armed=True)
+    assert len(errors) == 1 and errors[0].startswith(f"opponents[1]: expected {FLAKY_ONCE!r} (seat 2)")
+    assert "got RuntimeError: timed out; your action 'pass' was undone: the game is back at move 3" in errors[0]
+    fresh_moves, no_errors, fresh_seen = play(armed=False)
+    assert no_errors == [] and (moves, seen) == (fresh_moves, fresh_seen)
+    assert moves == [[0, "pass", 10, 3], [1, "take", 10, 4], [1, "pass", 4, 0], [2, "pass", 4, 1]]
+    assert seen == [10, 10, 4]
+
+
+def test_bots_that_cannot_be_put_back_stop_the_game_with_a_clear_error(failing_catalog, monkeypatch):
+    monkeypatch.setattr(Drifting, "calls", 0)
+    client = make_client(failing_catalog)
+    gid = add_game(client, SMALL, ["never-take", DRIFTING], [SMALL_DEAL])
+    r = act(client, gid, "pass", 0)  # never-take passes, drifting takes 10 (its 1st call), passes on 4 (2nd)
+    assert r.status_code == 200 and r.json()["view"]["move"] == 4, r.text
+    r = act(client, gid, "pass", 4)  # never-take passes, drifting raises (3rd); asked again for move 2, it passes
+    assert_error(r, 500)
+    undone = (
+        f"opponents[1]: expected {DRIFTING!r} (seat 2) to return a legal action at move 6, got RuntimeError: drifted; "
+        "your action 'pass' was undone: the game is back at move 4"
+    )
+    cannot = (
+        f"opponents[1]: expected {DRIFTING!r} (seat 2) to decide move 2 again as it did ('take', from the same seed "
+        "and views), got 'pass'"
+    )
+    assert (
+        r.json()["error"] == f"{undone}, but its opponents could not be put back with it ({cannot}): start a new game"
+    )
+    view = client.get(f"/api/games/{gid}").json()
+    assert (view["move"], view["to_act"], view["players"][0]["chips"]) == (4, 0, 1)
+    r = act(client, gid, "take", 4)
+    assert_error(r, 409)
+    assert r.json()["error"] == (
+        "action: expected a game that can go on, got one stopped at move 4 because its opponents could not be put "
+        f"back after an undone move ({cannot}); start a new game"
+    )
+    assert client.get(f"/api/games/{gid}").json() == view
 
 
 def test_a_match_with_a_bot_that_passes_at_zero_chips_is_a_json_500(failing_catalog):
@@ -508,6 +694,26 @@ def test_a_replay_policy_that_raises_is_a_json_500(failing_catalog):
         f"policy: expected {CRASH!r} to give P(pass), P(take) for seat 0 at step 1, got RuntimeError: no rule for "
         "this card"
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "name", "got"),
+    [
+        (TWO_TAKE, "two-take", "got 32 of 32 that are not, the first 2"),  # bincount made P(pass) = P(take) = 0
+        (FLOAT_TAKE, "float-take", "got 32 of 32 that are not, the first 1.9"),  # bincount raised a TypeError
+    ],
+)
+def test_a_replay_policy_whose_draws_are_no_actions_is_a_json_500(failing_catalog, spec, name, got):
+    client = make_client(failing_catalog)
+    record = finished_record(client)
+    r = client.post("/api/replay", json={"record": record, "step": 1, "policy": spec})
+    assert_error(r, 500)
+    assert r.json()["error"] == (
+        f"policy: expected {spec!r} to give P(pass), P(take) for seat 0 at step 1, got PolicyActionError: policy "
+        f"{name}: expected whole action ids (PASS=0 or TAKE=1), {got}"
+    )
+    ok = client.post("/api/replay", json={"record": record, "step": 1, "policy": WHOLE_FLOAT_TAKE})
+    assert ok.status_code == 200 and ok.json()["probabilities"] == [0.0, 1.0], ok.text
 
 
 # ---------------------------------------------------------------------------------------------- concurrency
@@ -671,6 +877,54 @@ def test_bad_replay_requests(catalog, change, status, fragment):
     client = make_client(catalog)
     body = {"record": finished_record(client), "step": 0, **change}
     assert_error(client.post("/api/replay", json=body), status, fragment)
+
+
+def test_replay_probabilities_from_draws_that_pass_without_a_chip_are_a_json_500(failing_catalog):
+    # they showed P(pass) = 1 for a seat whose only legal action is take
+    client = make_client(failing_catalog)
+    gid = add_game(client, SMALL, ["never-take", "never-take"], [SMALL_DEAL])
+    act(client, gid, "pass", 0)
+    view = act(client, gid, "pass", 3).json()["view"]  # everyone passed twice: no chip left, you must take
+    while not view["over"]:
+        view = act(client, gid, "take", view["move"]).json()["view"]
+    record = client.get(f"/api/games/{gid}/record").json()
+    r = client.post("/api/replay", json={"record": record, "step": 6, "policy": ALWAYS_PASS})
+    assert_error(r, 500)
+    assert r.json()["error"] == (
+        f"policy: expected {ALWAYS_PASS!r} to give P(pass), P(take) for seat 0 at step 6, got PolicyActionError: "
+        "policy always-pass: expected legal actions (PASS=0 needs a chip, TAKE=1), got PASS in 32 of 32 draws with "
+        "0 chips"
+    )
+    ok = client.post("/api/replay", json={"record": record, "step": 5, "policy": ALWAYS_PASS})
+    assert ok.status_code == 200 and ok.json()["probabilities"] == [1.0, 0.0], ok.text  # seat 2 had a chip
+
+
+RECORD_HAS = "a record has format, version, config, seed, first_seat, deals, actions, penalties, agents"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda r: r.update(probabilities=[0.5, 1.5]),
+            f"record.probabilities: expected no such field ({RECORD_HAS}), got [0.5, 1.5]",
+        ),
+        (
+            lambda r: r["deals"][0].update(probs=[1.0, -2.0]),
+            "record.deals[0].probs: expected no such field (a deal has deck, removed_hidden), got [1.0, -2.0]",
+        ),
+        (lambda r: r.update(version=True), "record.version: expected the int 1, got true"),
+        (lambda r: r.update(version=1.0), "record.version: expected the int 1, got 1.0"),
+    ],
+)
+def test_replay_records_with_fields_nothing_checks_are_refused(catalog, change, message):
+    # from_dict ignored unknown fields and took true and 1.0 for version 1: a request could send anything there
+    client = make_client(catalog)
+    record = finished_record(client)
+    change(record)
+    r = client.post("/api/replay", json={"record": record, "step": 1, "policy": "never-take"})
+    assert_error(r, 422)
+    assert r.json() == {"error": message}
 
 
 def test_a_record_that_does_not_replay_is_refused(catalog):

@@ -41,10 +41,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+import numpy as np
+
 from nothanks_env.game import BID0, DELETE0, DROP, PASS, TAKE, VALUE0, Game, GameConfig, RuleError, SeatView
 from nothanks_env.policy import Policy
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
+from nothanks_env.table import PolicyActionError
 from nothanks_env.vector import BatchView
 from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
@@ -371,6 +374,34 @@ def default_seat(seed: int, num_players: int) -> int:
     Its own stream (``"{seed}:seat"``), so the seat does not shift the deals or the opponents' seeds.
     """
     return random.Random(f"{seed}:seat").randrange(num_players)
+
+
+def whole_actions(policy: object, out: object, shape: tuple[int, ...], num_actions: int) -> np.ndarray:
+    """What ``policy`` returned for its decisions, as int64 action ids of ``shape``, checked as evaluation checks
+    actions (:func:`nothanks_env.table.act_grouped` with ``checked``): each a whole number in
+    ``0..num_actions-1``. An integral float (``1.0``, as from ``np.ones``) is that id; ``1.9`` is refused, not cut.
+
+    Raises:
+        PolicyActionError: naming the policy, for a wrong shape or a value that is no action id.
+    """
+    name = getattr(policy, "name", type(policy).__name__)
+    actions = np.asarray(out)
+    if actions.shape != shape:
+        raise PolicyActionError(f"policy {name}: expected actions of shape {shape}, got {actions.shape}")
+    if actions.dtype.kind in "biuf":
+        values = actions.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            good = np.isfinite(values) & (values == np.floor(values)) & (values >= 0) & (values < num_actions)
+    else:  # strings, objects: no action ids
+        good = np.zeros(shape, dtype=bool)
+    if not good.all():
+        ids = "PASS=0 or TAKE=1" if num_actions == 2 else f"0..{num_actions - 1}"
+        first = actions.reshape(-1)[int(np.flatnonzero(~good.reshape(-1))[0])]
+        got = repr(first.tolist() if isinstance(first, np.generic) else first)
+        if actions.size > 1:
+            got = f"{int((~good).sum())} of {actions.size} that are not, the first {got}"
+        raise PolicyActionError(f"policy {name}: expected whole action ids ({ids}), got {got}")
+    return actions.astype(np.int64)
 
 
 def default_record_path(preset: str, seed: int, when: datetime) -> Path:

@@ -39,7 +39,9 @@ import numpy as np
 from nothanks_env.game import Game, SeatView, describe_action
 from nothanks_env.policy import Policy
 from nothanks_env.records import GameRecord, replay
+from nothanks_env.table import PolicyActionError
 from nothanks_env.vector import BatchView
+from training.people.play import whole_actions
 from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
 DEFAULT_SAMPLES = 32
@@ -113,7 +115,8 @@ def action_probabilities(policy: Policy, view: SeatView, samples: int = DEFAULT_
         ``(p, source)``: p is float64, shape (2,), [P(pass), P(take)], summing to 1; source is a short note.
 
     Raises:
-        ValueError: if the policy's own probabilities are not 2 non-negative numbers summing to 1.
+        ValueError: if the policy's own probabilities are not 2 non-negative numbers summing to 1, or its drawn
+            actions are not whole, legal action ids (:class:`~nothanks_env.table.PolicyActionError`).
     """
     own = getattr(policy, "action_probabilities", None)
     if callable(own):
@@ -121,7 +124,14 @@ def action_probabilities(policy: Policy, view: SeatView, samples: int = DEFAULT_
         if p.shape != (2,) or (p < 0).any() or not np.isclose(p.sum(), 1.0):
             raise ValueError(f"action_probabilities: expected [P(pass), P(take)] summing to 1, got {p!r}")
         return p, "from the policy"
-    actions = np.asarray(policy.act_batch(_repeat(BatchView.from_seat_view(view), samples)))
+    batch = BatchView.from_seat_view(view)
+    actions = whole_actions(policy, policy.act_batch(_repeat(batch, samples)), (samples,), 2)
+    illegal = batch.action_mask()[0][actions] == 0
+    if illegal.any():
+        raise PolicyActionError(
+            f"policy {policy_name(policy)}: expected legal actions (PASS=0 needs a chip, TAKE=1), got PASS in "
+            f"{int(illegal.sum())} of {samples} draws with {int(batch.own_chips[0])} chips"
+        )
     counts = np.bincount(actions, minlength=2)
     return counts / samples, f"estimated from {samples} draws"
 

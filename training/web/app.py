@@ -16,13 +16,15 @@ Routes (OpenAPI at ``/docs``, served from the ``fastapi-offline`` package, so it
 
 Errors are JSON ``{"error": "what: expected X, got Y"}`` (validation errors add ``"errors"``, one line per
 problem): 404 unknown game, 409 a request that does not fit the game's state (stale move, illegal action,
-finished or running game), 413 a body over the limit, 422 a malformed body (a value of the wrong JSON type
-too: ``true`` or ``3.0`` for an int, ``"yes"`` for a boolean, ``"0"`` for a move are refused, not converted),
-500 an offered policy that failed (it raised or returned an illegal action; the error names its spec and
-what it raised, the server log has the traceback), 503 the server is full. A refused or failed request
-leaves the game unchanged: a game whose opening moves fail is not created, and a move whose replies fail is
-undone. Endpoints that step policies are plain ``def`` functions, which FastAPI runs in its worker threads,
-so a slow policy does not block other requests.
+finished or running game, or one stopped because its opponents could not be put back after a failure), 413 a
+body over the limit, 422 a malformed body (a value of the wrong JSON type too: ``true`` or ``3.0`` for an
+int, ``"yes"`` for a boolean, ``"0"`` for a move are refused, not converted; a record with a field the record
+format does not have), 500 an offered policy that failed (it raised or returned an illegal action, ``1.9``
+included; the error names its spec and what it raised, the server log has the traceback), 503 the server is
+full. A refused or failed request leaves the game unchanged: a game whose opening moves fail is not created,
+and a move whose replies fail is undone, the opponents' memory of it too. Endpoints that step policies are
+plain ``def`` functions, which FastAPI runs in its worker threads, so a slow policy does not block other
+requests.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError, describe_action
 from nothanks_env.presets import PRESETS, preset_problem, resolve_config
-from nothanks_env.records import GameRecord, RecordError, replay
+from nothanks_env.records import RECORD_VERSION, GameRecord, RecordError, replay
 from training.people.replay import action_probabilities, game_at
 from training.web.games import (
     GameStore,
@@ -134,7 +136,7 @@ class ReplayRequest(BaseModel):
     """Body of ``POST /api/replay``."""
 
     model_config = STRICT
-    record: dict[str, Any] = Field(description="a game record (nothanks_env.records format)")
+    record: dict[str, Any] = Field(description="a game record (nothanks_env.records format, no other fields)")
     step: int = Field(0, ge=0, description="the table after this many recorded actions")
     seat: int | None = Field(None, description="whose view; null for the full view (hidden cards shown)")
     policy: str | None = Field(None, description="a spec from /api/policies: its P(pass), P(take) for the seat to act")
@@ -174,7 +176,46 @@ def _preset_config(preset: str, players: int | None) -> GameConfig:
     return config
 
 
+RECORD_FIELDS: tuple[str, ...] = (
+    "format", "version", "config", "seed", "first_seat", "deals", "actions", "penalties", "agents"
+)  # fmt: skip
+"""The fields of a record (:meth:`GameRecord.to_dict`); ``agents`` may be left out."""
+DEAL_FIELDS: tuple[str, ...] = ("deck", "removed_hidden")
+"""The fields of each of a record's ``deals``."""
+
+
+def _shown(value: Any) -> str:
+    """``value`` as JSON, cut to 80 characters, for an error message."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _record_problem(data: dict[str, Any]) -> str | None:
+    """What :meth:`GameRecord.from_dict` lets pass but a request must not send, or None: a field the format does
+    not have, in the record or in one of its deals (``probabilities``, say, which nothing reads, so nothing
+    checks), or a ``version`` that only equals 1 (``true``, ``1.0``)."""
+    for key, value in data.items():
+        if key not in RECORD_FIELDS:
+            fields = ", ".join(RECORD_FIELDS)
+            return f"record.{str(key)[:40]}: expected no such field (a record has {fields}), got {_shown(value)}"
+    deals = data.get("deals")
+    for i, deal in enumerate(deals if isinstance(deals, list) else []):
+        for key, value in deal.items() if isinstance(deal, dict) else ():
+            if key not in DEAL_FIELDS:
+                fields = ", ".join(DEAL_FIELDS)
+                return (
+                    f"record.deals[{i}].{str(key)[:40]}: expected no such field (a deal has {fields}), "
+                    f"got {_shown(value)}"
+                )
+    if "version" in data and type(data["version"]) is not int:
+        return f"record.version: expected the int {RECORD_VERSION}, got {_shown(data['version'])}"
+    return None
+
+
 def _parse_record(data: dict[str, Any]) -> GameRecord:
+    problem = _record_problem(data)
+    if problem is not None:
+        raise WebError(problem, 422)
     try:
         record = GameRecord.from_dict(data)
         replay(record)  # it replays to its recorded result

@@ -7,9 +7,10 @@ an older game being dropped. Every method is thread-safe: the app steps games in
 policy never blocks the event loop, and each game has its own lock, so two requests for one game are
 applied one after the other (the second then sees that its ``move`` is stale).
 
-An offered policy that raises, or returns an action the rules refuse, is a :class:`PolicyFailed` (HTTP 500)
-naming its spec and seat, never a silent substitute move: the human's move it failed to answer is undone
-(:meth:`Session.act`), and a new game whose opening moves fail is not kept.
+An offered policy that raises, or returns an action the rules refuse (``1.9`` too: no fraction is cut off), is
+a :class:`PolicyFailed` (HTTP 500) naming its spec and seat, never a silent substitute move: the human's move
+it failed to answer is undone, its policies put back with it (:meth:`Session.rewind`: they remember nothing
+of the undone move); a new game whose opening moves fail is not kept.
 
 Which policies can be seated is fixed when the server starts (:class:`PolicyCatalog`): the scripted
 baselines, the shipped agents and the specs given on the command line. A request names one of those specs;
@@ -32,7 +33,7 @@ from nothanks_env.game import Deal, Game, GameConfig, HistoryEntry, IllegalActio
 from nothanks_env.policy import Policy, special_cards_only, supported_player_counts
 from nothanks_env.records import GameRecord, record_from_game
 from nothanks_env.vector import BatchView
-from training.people.play import default_seat
+from training.people.play import default_seat, whole_actions
 from training.people.tui import HUMAN
 from training.specs import load_policy
 
@@ -187,11 +188,20 @@ class PolicyCatalog:
 
 
 def policy_action(policy: Policy, game: Game) -> int:
-    """The action of ``policy`` for the seat to act: batched entry point, or :meth:`Policy.act` with special cards."""
+    """The action of ``policy`` for the seat to act: batched entry point, or with special cards the scalar one
+    (:meth:`Policy.act_special` itself when the policy keeps :meth:`Policy.act`, whose ``int()`` would cut a
+    fraction; the catalog seats only policies that play special cards there).
+
+    Raises:
+        PolicyActionError: for anything but one whole action id (:func:`training.people.play.whole_actions`:
+            ``1.0`` is TAKE, ``1.9`` is refused); whatever the policy raises.
+    """
     view = game.seat_view(game.current_seat)
-    if game.config.special_cards:  # bids and choices: only the scalar entry point plays them
-        return int(policy.act(view))
-    return int(policy.act_batch(BatchView.from_seat_view(view))[0])
+    config = game.config
+    if config.special_cards:  # bids and choices: only the scalar entry point plays them
+        scalar = policy.act_special if getattr(type(policy), "act", None) is Policy.act else policy.act
+        return int(whole_actions(policy, scalar(view), (), config.num_actions))
+    return int(whole_actions(policy, policy.act_batch(BatchView.from_seat_view(view)), (1,), config.num_actions)[0])
 
 
 def step_policy(policy: Policy, game: Game, where: str, spec: str) -> None:
@@ -221,6 +231,27 @@ def reset_policies(policies: dict[int, Policy], specs: Sequence[str], where: Cal
                 raise policy_failure(where(i), f"{specs[i]!r} (seat {i}) to reset for a new game", e) from e
 
 
+def load_opponents(
+    config: GameConfig, specs: Sequence[str], seat: int, catalog: PolicyCatalog, seed: int
+) -> dict[int, Policy]:
+    """Fresh policies for every seat but the human's ``seat``, reset for a new game: ``specs[i]`` in seat ``i``,
+    seeded ``seed + 1 + i`` and named in errors ``opponents[k]`` (the request's field), as a new game seats them.
+
+    Raises:
+        WebError: (422) for a spec that is not offered or cannot play this table (:meth:`PolicyCatalog.load`).
+        PolicyFailed: (500) if a policy fails to load or to reset.
+    """
+    n = config.num_players
+    special = bool(config.special_cards)
+
+    def where(i: int) -> str:
+        return f"opponents[{i - (i > seat)}]"
+
+    policies = {i: catalog.load(specs[i], n, seed + 1 + i, where(i), special) for i in range(n) if i != seat}
+    reset_policies(policies, specs, where)
+    return policies
+
+
 def action_ids(config: GameConfig) -> dict[str, int]:
     """Action name -> id for ``config`` (names as :func:`nothanks_env.game.describe_action` gives them)."""
     return {describe_action(config, a): a for a in range(config.num_actions)}
@@ -238,8 +269,10 @@ class Session:
         labels: a label by seat: ``"you"`` or the policy spec.
         specs: the policy spec by seat (``"human"`` for the human), kept in the record.
         seed: the game's seed (never sent before the end; it is in the record).
+        catalog: where the policies came from; :meth:`rewind` loads them again from it.
         perfect_memory: show opponents' chips as counted from public chip movements.
         deals: the fixed deals the game was reset with (tests; the others are shuffled from ``seed``).
+        stopped: why the game cannot go on (its policies could not be put back by :meth:`rewind`), or None.
         last_active: store clock reading of the latest request.
         lock: serializes requests on this game.
     """
@@ -251,8 +284,10 @@ class Session:
     labels: list[str]
     specs: list[str]
     seed: int
+    catalog: PolicyCatalog
     perfect_memory: bool = False
     deals: tuple[Deal, ...] = ()
+    stopped: str | None = None
     last_active: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -274,16 +309,63 @@ class Session:
         return self.game.history[start:]
 
     def rewind(self, moves: int) -> None:
-        """Put the game back as it was after its first ``moves`` decisions.
+        """Put the game and its policies back as they were after the game's first ``moves`` decisions.
 
-        It is replayed from its seed and fixed deals, so the deals still to come are those of a game that never
-        went further (the engine draws them from one seeded RNG as each deal starts).
+        The game is replayed from its seed and fixed deals, so the deals still to come are those of a game that
+        never went further (the engine draws them from one seeded RNG as each deal starts). The policies are
+        loaded again (same specs, same seeds), reset, and asked again for each of their decisions on the same
+        views, so what they keep between decisions (an RNG, a memory of the game) is what policies that never
+        saw the undone moves keep.
+
+        Raises:
+            PolicyFailed: if a policy fails to load, to reset or to decide again, or decides other than it did.
+                The game is put back all the same, but its policies cannot be: the session is :attr:`stopped`
+                and :meth:`act` refuses further actions.
         """
+        history = self.game.history[:moves]
         game = Game(self.game.config)
         game.reset(seed=self.seed, deals=self.deals or None)
-        for entry in self.game.history[:moves]:
+        failure: PolicyFailed | None = None
+        policies: dict[int, Policy] = {}
+        try:
+            policies = load_opponents(game.config, self.specs, self.seat, self.catalog, self.seed)
+        except PolicyFailed as e:
+            failure = e
+        except WebError as e:  # it was seated when the game started: a 422 now is the server's fault too
+            failure = PolicyFailed(str(e))
+            failure.__cause__ = e
+        for entry in history:
+            if failure is None and game.current_seat != self.seat:
+                try:
+                    self._decide_again(policies, game, entry.action)
+                except PolicyFailed as e:
+                    failure = e
             game.step(entry.action)
         self.game = game
+        if failure is not None:
+            self.stopped = str(failure)
+            raise failure
+        self.policies = policies
+
+    def _decide_again(self, policies: dict[int, Policy], game: Game, recorded: int) -> None:
+        """Ask the policy of the seat to act in ``game`` for the decision it took there before (``recorded``).
+
+        Raises:
+            PolicyFailed: if it raises, or decides otherwise (it is not reproducible from its seed).
+        """
+        seat, move = game.current_seat, len(game.history)
+        where, spec = self.opponent_field(seat), self.specs[seat]
+        try:
+            again = policy_action(policies[seat], game)
+        except Exception as e:  # any exception: an offered policy may be a user's module:attr
+            raise policy_failure(where, f"{spec!r} (seat {seat}) to decide move {move} again", e) from e
+        if again != recorded:
+            config = game.config
+            raise PolicyFailed(
+                f"{where}: expected {spec!r} (seat {seat}) to decide move {move} again as it did "
+                f"({describe_action(config, recorded)!r}, from the same seed and views), got "
+                f"{describe_action(config, again)!r}"
+            )
 
     def act(self, action: str, move: int) -> list[HistoryEntry]:
         """Apply the human's ``action`` if ``move`` is the current move, then the policies'.
@@ -295,12 +377,19 @@ class Session:
             Every decision this applied, the human's first.
 
         Raises:
-            Conflict: for a finished game, a stale ``move`` or an illegal action; the game is left unchanged.
+            Conflict: for a finished or :attr:`stopped` game, a stale ``move`` or an illegal action; the game is
+                left unchanged.
             WebError: (422) for an action name that is no action of this variant.
             PolicyFailed: if a policy fails in reply; the human's action and the replies before it are undone,
-                so the game is as it was before the request.
+                so the game and its policies are as they were before the request (:meth:`rewind`; when the
+                policies cannot be put back, the message says so and the game is :attr:`stopped`).
         """
         game = self.game
+        if self.stopped is not None:
+            raise Conflict(
+                f"action: expected a game that can go on, got one stopped at move {len(game.history)} because its "
+                f"opponents could not be put back after an undone move ({self.stopped}); start a new game"
+            )
         if game.is_over:
             raise Conflict(f"action: expected a running game, got one that is over after {len(game.history)} moves")
         if move != len(game.history):
@@ -320,8 +409,12 @@ class Session:
         try:
             self.play_opponents()
         except PolicyFailed as e:
-            self.rewind(start)
             undone = f"{e}; your action {action!r} was undone: the game is back at move {start}"
+            try:
+                self.rewind(start)
+            except PolicyFailed as r:
+                stopped = f"{undone}, but its opponents could not be put back with it ({r}): start a new game"
+                raise PolicyFailed(stopped) from e.__cause__
             raise PolicyFailed(undone) from e.__cause__
         return game.history[start:]
 
@@ -375,20 +468,15 @@ def new_session(
     if len(opponents) != n - 1:
         raise WebError(f"opponents: expected {n - 1} policy specs for {n} players, got {len(opponents)}", 422)
     others = [i for i in range(n) if i != seat]
-    special = bool(config.special_cards)
-    policies = {
-        i: catalog.load(spec, n, seed + 1 + i, f"opponents[{k}]", special)
-        for k, (i, spec) in enumerate(zip(others, opponents))
-    }
     specs = [HUMAN] * n
     labels = ["you"] * n
     for i, spec in zip(others, opponents):
         specs[i] = labels[i] = spec
-    reset_policies(policies, specs, lambda i: f"opponents[{i - (i > seat)}]")
+    policies = load_opponents(config, specs, seat, catalog, seed)
     game = Game(config)
     game.reset(seed=seed, deals=deals)
     fixed = tuple(deals or ())
-    return Session(secrets.token_urlsafe(18), game, seat, policies, labels, specs, seed, perfect_memory, fixed)
+    return Session(secrets.token_urlsafe(18), game, seat, policies, labels, specs, seed, catalog, perfect_memory, fixed)
 
 
 def play_match(config: GameConfig, specs: Sequence[str], catalog: PolicyCatalog, *, seed: int) -> GameRecord:
