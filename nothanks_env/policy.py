@@ -67,8 +67,12 @@ class Policy:
         """Action for one seat view (the viewer must be the seat to act): PASS (0) or TAKE (1), or with
         special cards any id of :data:`nothanks_env.game.ACTION_PIECES` (through :meth:`act_special`).
 
+        What :meth:`act_batch` or :meth:`act_special` returns is checked by :func:`whole_actions`: an integral
+        float (``1.0``) is that id, a fraction (``1.9``) is refused, not cut to ``1``.
+
         Raises:
             RuleError: for a view with special cards when the policy does not play them.
+            PolicyActionError: for anything but one whole action id in range.
         """
         if view.config.special_cards:
             if not self.plays_special_cards:
@@ -76,8 +80,8 @@ class Policy:
                     f"policy {self.name}: expected a policy that plays special cards (random, heuristic), "
                     f"got one that plays only pass/take"
                 )
-            return int(self.act_special(view))
-        return int(self.act_batch(BatchView.from_seat_view(view))[0])
+            return int(whole_actions(self, self.act_special(view), (), view.config.num_actions))
+        return int(whole_actions(self, self.act_batch(BatchView.from_seat_view(view)), (1,), 2)[0])
 
     def act_special(self, view: SeatView) -> int:
         """Action id for one seat view of a config with special cards; override with plays_special_cards."""
@@ -85,6 +89,40 @@ class Policy:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+class PolicyActionError(ValueError):
+    """A policy returned a wrong shape or an illegal action (:func:`whole_actions`, or
+    :func:`nothanks_env.table.act_grouped` with ``checked``): the fault of the policy (e.g. a user's
+    ``module:attr`` bot), which command lines report in one ``error:`` line."""
+
+
+def whole_actions(policy: object, out: object, shape: tuple[int, ...], num_actions: int) -> np.ndarray:
+    """What ``policy`` returned for its decisions, as int64 action ids of ``shape``, checked as evaluation checks
+    actions (:func:`nothanks_env.table.act_grouped` with ``checked``): each a whole number in
+    ``0..num_actions-1``. An integral float (``1.0``, as from ``np.ones``) is that id; ``1.9`` is refused, not cut.
+
+    Raises:
+        PolicyActionError: naming the policy, for a wrong shape or a value that is no action id.
+    """
+    name = getattr(policy, "name", type(policy).__name__)
+    actions = np.asarray(out)
+    if actions.shape != shape:
+        raise PolicyActionError(f"policy {name}: expected actions of shape {shape}, got {actions.shape}")
+    if actions.dtype.kind in "biuf":
+        values = actions.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            good = np.isfinite(values) & (values == np.floor(values)) & (values >= 0) & (values < num_actions)
+    else:  # strings, objects: no action ids
+        good = np.zeros(shape, dtype=bool)
+    if not good.all():
+        ids = "PASS=0 or TAKE=1" if num_actions == 2 else f"0..{num_actions - 1}"
+        first = actions.reshape(-1)[int(np.flatnonzero(~good.reshape(-1))[0])]
+        got = repr(first.tolist() if isinstance(first, np.generic) else first)
+        if actions.size > 1:
+            got = f"{int((~good).sum())} of {actions.size} that are not, the first {got}"
+        raise PolicyActionError(f"policy {name}: expected whole action ids ({ids}), got {got}")
+    return actions.astype(np.int64)
 
 
 def special_cards_only(policy: object) -> bool:

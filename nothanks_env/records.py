@@ -14,6 +14,8 @@ JSON format (version 1)::
      "penalties": [48, 61, 35],              # match totals, penalty points; null if unfinished
      "agents": ["player_0", "player_1", "player_2"]}   # optional
 
+A field not listed here, in the record or in a deal, is refused (:class:`RecordError`), not ignored.
+
 Example:
     >>> from nothanks_env.game import Game, GameConfig, TAKE
     >>> g = Game(GameConfig(num_players=3)); g.reset(seed=1)
@@ -36,6 +38,12 @@ from nothanks_env.game import Deal, Game, GameConfig, IllegalActionError, RuleEr
 
 RECORD_FORMAT: str = "nothanks-record"
 RECORD_VERSION: int = 1
+RECORD_FIELDS: tuple[str, ...] = (
+    "format", "version", "config", "seed", "first_seat", "deals", "actions", "penalties", "agents"
+)  # fmt: skip
+"""The fields of a record (:meth:`GameRecord.to_dict`); ``agents`` may be left out, no other field may be added."""
+DEAL_FIELDS: tuple[str, ...] = ("deck", "removed_hidden")
+"""The fields of each of a record's ``deals``."""
 
 
 class RecordError(ValueError):
@@ -92,6 +100,10 @@ class GameRecord:
     def from_dict(data: Any) -> GameRecord:
         """Parse and validate :meth:`to_dict` output.
 
+        A field the format does not have (:data:`RECORD_FIELDS`, and :data:`DEAL_FIELDS` in a deal) is refused,
+        not ignored: nothing would read it, so nothing would check it. ``version`` must be the int 1 (``true``
+        and ``1.0`` only equal it).
+
         Raises:
             RecordError: naming the field, what was expected and what was got.
         """
@@ -99,8 +111,10 @@ class GameRecord:
             raise RecordError(f"record: expected a JSON object, got {type(data).__name__}")
         if data.get("format") != RECORD_FORMAT:
             raise RecordError(f"format: expected {RECORD_FORMAT!r}, got {data.get('format')!r}")
-        if data.get("version") != RECORD_VERSION:
-            raise RecordError(f"version: expected {RECORD_VERSION}, got {data.get('version')!r}")
+        version = data.get("version")
+        if not _is_int(version) or version != RECORD_VERSION:
+            raise RecordError(f"version: expected the int {RECORD_VERSION}, got {version!r}")
+        _refuse_unknown_fields(data, RECORD_FIELDS, "", "a record")
         missing = [k for k in ("config", "seed", "first_seat", "deals", "actions", "penalties") if k not in data]
         if missing:
             raise RecordError(f"record: expected keys {missing} to be present, got keys {sorted(data)}")
@@ -121,6 +135,8 @@ class GameRecord:
             isinstance(d, dict) and _int_list(d.get("deck")) and _int_list(d.get("removed_hidden")) for d in deals
         ):
             raise RecordError(f"deals: expected a list of {{'deck': [int], 'removed_hidden': [int]}}, got {deals!r}")
+        for i, deal in enumerate(deals):
+            _refuse_unknown_fields(deal, DEAL_FIELDS, f"deals[{i}].", "a deal")
         na = config.num_actions
         if not _int_list(data["actions"]) or any(not 0 <= a < na for a in data["actions"]):
             what = "0 (pass) / 1 (take)" if na == 2 else f"action ids in 0..{na - 1}"
@@ -232,6 +248,22 @@ def replay(record: GameRecord) -> Game:
     if tuple(game.final_penalties()) != tuple(record.penalties):
         raise RecordError(f"penalties: expected {list(record.penalties)} as recorded, got {game.final_penalties()}")
     return game
+
+
+def _refuse_unknown_fields(data: dict[str, Any], fields: tuple[str, ...], where: str, what: str) -> None:
+    """Raise for the first key of ``data`` not among ``fields``, named ``{where}{key}`` (``deals[0].probs``).
+
+    Raises:
+        RecordError: ``"<where><key>: expected no such field (<what> has <fields>), got <value>"``, the key cut
+            to 40 characters and the value to 80.
+    """
+    for key, value in data.items():
+        if key not in fields:
+            got = repr(value)
+            got = got if len(got) <= 80 else got[:77] + "..."
+            raise RecordError(
+                f"{where}{str(key)[:40]}: expected no such field ({what} has {', '.join(fields)}), got {got}"
+            )
 
 
 def _is_int(x: object) -> bool:

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from nothanks_env.encoding import encode_batch
-from nothanks_env.game import PASS, TAKE, GameConfig
-from nothanks_env.policy import Policy
+from nothanks_env.game import PASS, GameConfig
+from nothanks_env.policy import Policy, PolicyActionError, whole_actions
 from nothanks_env.vector import BatchView, VectorGame
 
 Seating = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -113,23 +113,17 @@ def act_grouped(
     return acts
 
 
-class PolicyActionError(ValueError):
-    """A policy played under ``checked`` (:func:`act_grouped`) returned a wrong shape or an illegal action: the fault
-    of the policy (e.g. a user's ``module:attr`` bot), which command lines report in one ``error:`` line."""
-
-
 def _check_actions(policy: Policy, actions: np.ndarray, own_chips: np.ndarray) -> None:
-    name = getattr(policy, "name", type(policy).__name__)
-    if actions.shape != own_chips.shape:
-        raise PolicyActionError(
-            f"policy {name}: expected actions of shape {own_chips.shape} (one per game), got {actions.shape}"
-        )
-    bad = ((actions != PASS) & (actions != TAKE)) | ((actions == PASS) & (own_chips == 0))
+    """Refuse what :func:`~nothanks_env.policy.whole_actions` refuses (a wrong shape, a value that is no action
+    id, ``1.9``), then a PASS at 0 chips."""
+    ids = whole_actions(policy, actions, own_chips.shape, 2)
+    bad = (ids == PASS) & (own_chips == 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise PolicyActionError(
-            f"policy {name}: expected legal actions (PASS=0 needs a chip, TAKE=1), got {int(bad.sum())} illegal of "
-            f"{len(actions)}, the first {actions[i].item()!r} with {int(own_chips[i])} chips"
+            f"policy {getattr(policy, 'name', type(policy).__name__)}: expected legal actions (PASS=0 needs a "
+            f"chip, TAKE=1), got {int(bad.sum())} illegal of {len(ids)}, the first {actions[i].item()!r} with "
+            f"{int(own_chips[i])} chips"
         )
 
 

@@ -475,7 +475,15 @@ def test_cli_reports_a_bots_illegal_action_in_one_line_and_refuses_a_huge_game_c
 def test_an_illegal_action_is_counted_and_the_first_one_shown():
     from nothanks_env.table import PolicyActionError, _check_actions
 
-    with pytest.raises(PolicyActionError, match=r"^policy cheater: .*got 2 illegal of 3, the first 0 with 0 chips$"):
-        _check_actions(Cheater(), np.array([1, 0, 2]), np.array([3, 0, 5]))
-    with pytest.raises(PolicyActionError, match=r"expected actions of shape \(3,\) \(one per game\), got \(2,\)"):
+    with pytest.raises(PolicyActionError, match=r"^policy cheater: .*got 2 illegal of 4, the first 0 with 0 chips$"):
+        _check_actions(Cheater(), np.array([1, 0, 1, 0]), np.array([3, 0, 5, 0]))
+    # values that are no action ids are refused before the chips are looked at, fractions too (not cut to 1)
+    with pytest.raises(
+        PolicyActionError,
+        match=r"^policy cheater: expected whole action ids \(PASS=0 or TAKE=1\), got 2 of 3 that are not, the first "
+        r"2.0$",
+    ):
+        _check_actions(Cheater(), np.array([1, 2, 1.9]), np.array([3, 0, 5]))
+    with pytest.raises(PolicyActionError, match=r"expected actions of shape \(3,\), got \(2,\)"):
         _check_actions(Cheater(), np.array([1, 0]), np.array([3, 0, 5]))
+    _check_actions(Cheater(), np.array([1.0, 0.0, 1.0]), np.array([3, 1, 0]))  # integral floats are those ids

@@ -11,7 +11,7 @@ import pytest
 
 from nothanks_env.baselines import AlwaysTakePolicy, HeuristicPolicy, NeverTakePolicy
 from nothanks_env.game import PASS, TAKE, Deal, Game, GameConfig
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, PolicyActionError
 from nothanks_env.records import GameRecord, replay
 from training import play
 from training.tui import Display, stream_input
@@ -297,6 +297,93 @@ def test_opponents_need_only_act_batch():
     result, _ = run(game, 0, {1: Bare(), 2: Bare()}, ["p", "p"])
     assert result.finished and result.record.agents == ("human", "Bare", "Bare")
     assert game.history[1].seat == 1 and game.history[1].action == TAKE
+
+
+class FloatTake(Policy):
+    """Computes its action as a float and returns 1.9, no action id (``int`` read it as TAKE)."""
+
+    name = "float-take"
+
+    def act_batch(self, view):
+        return np.full(len(view), 1.9)
+
+
+class WholeFloatTake(Policy):
+    """Returns ``np.ones``: TAKE as integral floats, which evaluation accepts."""
+
+    name = "whole-float-take"
+
+    def act_batch(self, view):
+        return np.ones(len(view))
+
+
+class FloatBidder(Policy):
+    """Plays special cards, but returns 1.9 from its scalar entry point (``int`` read it as action 1)."""
+
+    name = "float-bidder"
+    plays_special_cards = True
+
+    def act_batch(self, view):
+        return np.full(len(view), 1.9)
+
+    def act_special(self, view):
+        return 1.9
+
+
+class PassAlways(Policy):
+    """Passes, even without a chip."""
+
+    name = "pass-always"
+
+    def act_batch(self, view):
+        return np.zeros(len(view), dtype=np.int64)
+
+
+def test_a_bot_returning_a_fraction_stops_the_game_naming_it():
+    game, _ = scripted_game()
+    with pytest.raises(PolicyActionError) as e:
+        run(game, 0, {1: FloatTake(), 2: NeverTakePolicy()}, ["p"])
+    assert str(e.value) == (
+        "player_1 (float-take) at move 1: policy float-take: expected whole action ids (PASS=0 or TAKE=1), got 1.9"
+    )
+    assert [(h.seat, h.action) for h in game.history] == [(0, PASS)]  # no TAKE was played for it
+    game, _ = scripted_game()
+    result, _ = run(game, 0, {1: WholeFloatTake(), 2: NeverTakePolicy()}, ["p", "q", "n"])
+    assert [(h.seat, h.action) for h in game.history[:3]] == [(0, PASS), (1, TAKE), (1, TAKE)]
+
+
+@pytest.mark.parametrize(
+    ("bot", "preset", "message"),
+    [
+        (
+            FloatTake,
+            "standard",
+            "player_1 ({spec}) at move 1: policy float-take: expected whole action ids (PASS=0 or TAKE=1), got 1.9",
+        ),
+        (
+            FloatBidder,
+            "wildcards",
+            "player_1 ({spec}) at move 1: policy float-bidder: expected whole action ids (0..124), got 1.9",
+        ),
+        (
+            PassAlways,
+            "standard",
+            "player_1 ({spec}) at move 39: action: expected TAKE (1) because seat 1 has 0 chips, got PASS (0)",
+        ),
+    ],
+)
+def test_main_reports_a_bot_returning_no_legal_action_in_one_error_line(bot, preset, message, tmp_path, capsys):
+    # int() cut 1.9 to 1 (a TAKE, or the bid 1 with special cards); an illegal action was a traceback
+    spec = f"{__name__}:{bot.__name__}"  # as pytest imported this module
+    argv = ["--opponents", spec, "heuristic", "--preset", preset, "--seed", "1", "--seat", "0", "--plain"]
+
+    def answer(prompt: str) -> str:  # pass while you can
+        return "b 0" if "auction" in prompt else "t" if " 0 chips left" in prompt else "p"
+
+    with pytest.raises(SystemExit) as e:
+        play.main([*argv, "--save", str(tmp_path / "g.json")], input_fn=answer, out=io.StringIO())
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err == f"error: --opponents: {message.format(spec=spec)}\n"
 
 
 # ------------------------------------------------------------------ the wildcards variant (special cards)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -9,7 +10,7 @@ import pytest
 
 from nothanks_env import nothanks_v0
 from nothanks_env.game import PASS, TAKE, Deal, Game, GameConfig
-from nothanks_env.records import GameRecord, RecordError, record_from_game, replay
+from nothanks_env.records import DEAL_FIELDS, RECORD_FIELDS, GameRecord, RecordError, record_from_game, replay
 
 
 def random_env_game(seed: int, **kwargs):
@@ -77,7 +78,22 @@ def good_record() -> dict:
     ("mutate", "pattern"),
     [
         (lambda d: d.update(format="chess"), r"format: expected 'nothanks-record', got 'chess'"),
-        (lambda d: d.update(version=2), r"version: expected 1, got 2"),
+        (lambda d: d.update(version=2), r"^version: expected the int 1, got 2$"),
+        (lambda d: d.update(version=True), r"^version: expected the int 1, got True$"),  # it equals 1: it loaded
+        (lambda d: d.update(version=1.0), r"^version: expected the int 1, got 1.0$"),
+        (  # an unknown field was ignored: nothing read it, so nothing checked it
+            lambda d: d.update(probabilities=[0.5, 1.5]),
+            r"^probabilities: expected no such field \(a record has format, version, config, seed, first_seat, "
+            r"deals, actions, penalties, agents\), got \[0.5, 1.5\]$",
+        ),
+        (
+            lambda d: d.update(Actions=[1] * 200),
+            r"^Actions: expected no such field \(a record has .*\), got \[1, 1, 1, .*, 1, 1\.\.\.$",
+        ),
+        (
+            lambda d: d["deals"][0].update(probs=[1.0, -2.0]),
+            r"^deals\[0\]\.probs: expected no such field \(a deal has deck, removed_hidden\), got \[1.0, -2.0\]$",
+        ),
         (lambda d: d.pop("actions"), r"record: expected keys \['actions'\] to be present"),
         (lambda d: d["config"].update(num_players=9), r"config: num_players: expected an int in 3..7, got 9"),
         (lambda d: d["config"].update(colour="red"), r"config: .*colour"),
@@ -110,6 +126,16 @@ def test_malformed_records_raise_clear_errors(mutate, pattern):
     mutate(data)
     with pytest.raises(RecordError, match=pattern):
         replay(GameRecord.from_json(json.dumps(data)))
+
+
+def test_the_fields_a_record_is_read_with_are_the_fields_it_is_written_with():
+    # a field added to to_dict but not to RECORD_FIELDS would make every record written unreadable
+    for e in (random_env_game(5, num_players=3), random_env_game(6, preset="match3", num_players=4)):
+        data = e.record().to_dict()
+        assert tuple(data) == RECORD_FIELDS
+        assert [tuple(d) for d in data["deals"]] == [DEAL_FIELDS] * len(e.game.deals)
+        del data["agents"]  # may be left out
+        assert GameRecord.from_dict(data) == dataclasses.replace(e.record(), agents=None)
 
 
 def test_invalid_json_and_missing_deals():

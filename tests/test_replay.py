@@ -230,6 +230,24 @@ def test_a_record_that_contradicts_itself_is_refused(tmp_path: Path, finished_re
     assert f"record: cannot replay {cut}: actions: expected the game to end after {len(data['actions']) - 3}" in line
 
 
+def test_a_record_with_a_field_the_format_does_not_have_is_refused(tmp_path: Path, quit_record, capsys):
+    # It loaded with the field ignored, where the server refused it.
+    data = json.loads(quit_record.read_text())
+    extra, deal = tmp_path / "extra.json", tmp_path / "deal.json"
+    extra.write_text(json.dumps({**data, "probabilities": [0.5, 1.5]}))
+    deal.write_text(json.dumps({**data, "deals": [{**data["deals"][0], "probs": [1.0]}]}))
+    assert refused([str(extra), "--print-all"], capsys) == (
+        f"error: record: cannot replay {extra}: probabilities: expected no such field (a record has format, version, "
+        "config, seed, first_seat, deals, actions, penalties, agents), got [0.5, 1.5]"
+    )
+    assert refused([str(deal), "--print-all"], capsys) == (
+        f"error: record: cannot replay {deal}: deals[0].probs: expected no such field (a deal has deck, "
+        "removed_hidden), got [1.0]"
+    )
+    out = io.StringIO()
+    assert rp.main([str(quit_record), "--print-all"], out=out) == 0 and "step 11/11" in out.getvalue()
+
+
 def test_a_record_with_an_agent_per_seat_missing_is_refused(tmp_path: Path, finished_record, capsys):
     # It used to crash with an IndexError.
     data = json.loads(finished_record.read_text())

@@ -24,7 +24,8 @@ At the end the game is saved as a JSON record (:mod:`nothanks_env.records`) to `
 ``games/nothanks__{preset}__{seed}__{time}.json`` (the time the game started); quitting early offers to save the
 unfinished game. The path is checked before the game starts: one that cannot be written, or an existing file
 (unless ``--overwrite``), is refused.
-Replay it with ``python -m training.replay PATH``.
+Replay it with ``python -m training.replay PATH``. An opponent that returns no legal action (a fraction such as
+``1.9`` included: it is not cut to ``1``) stops the game with one ``error:`` line naming it (exit code 2).
 
 The loop is :func:`play_game`, which takes its input as a function and writes to a :class:`Display`, so
 tests drive it with scripted input.
@@ -41,13 +42,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-import numpy as np
-
-from nothanks_env.game import BID0, DELETE0, DROP, PASS, TAKE, VALUE0, Game, GameConfig, RuleError, SeatView
-from nothanks_env.policy import Policy
+from nothanks_env.game import (
+    BID0,
+    DELETE0,
+    DROP,
+    PASS,
+    TAKE,
+    VALUE0,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    RuleError,
+    SeatView,
+)
+from nothanks_env.policy import Policy, PolicyActionError, whole_actions
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
-from nothanks_env.table import PolicyActionError
 from nothanks_env.vector import BatchView
 from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
@@ -145,7 +155,8 @@ def play_game(
 
     Raises:
         ValueError: if the seats of ``opponents`` are not exactly the seats other than ``human_seat``.
-        IllegalActionError: if an opponent policy returns an illegal action (it is not replaced).
+        PolicyActionError: if an opponent policy returns anything but a legal action id (``2``, a fraction such
+            as ``1.9``, a PASS without a chip), naming its seat and label; the action is not replaced.
     """
     n = game.config.num_players
     others = sorted(set(range(n)) - {human_seat})
@@ -182,11 +193,11 @@ def play_game(
     while not game.is_over:
         seat = game.current_seat
         if seat != human_seat:
-            view = game.seat_view(seat)
-            if game.config.special_cards:  # bids and choices: only the scalar entry point plays them
-                after_step(game.step(int(opponents[seat].act(view))))
-            else:
-                after_step(game.step(int(opponents[seat].act_batch(BatchView.from_seat_view(view))[0])))
+            try:
+                ended = game.step(policy_action(opponents[seat], game))
+            except (PolicyActionError, IllegalActionError) as e:  # its fault: never replaced by another action
+                raise PolicyActionError(f"player_{seat} ({agents[seat]}) at move {len(game.history)}: {e}") from e
+            after_step(ended)
             continue
         display.line("")
         show_events("since your last decision:")
@@ -376,32 +387,19 @@ def default_seat(seed: int, num_players: int) -> int:
     return random.Random(f"{seed}:seat").randrange(num_players)
 
 
-def whole_actions(policy: object, out: object, shape: tuple[int, ...], num_actions: int) -> np.ndarray:
-    """What ``policy`` returned for its decisions, as int64 action ids of ``shape``, checked as evaluation checks
-    actions (:func:`nothanks_env.table.act_grouped` with ``checked``): each a whole number in
-    ``0..num_actions-1``. An integral float (``1.0``, as from ``np.ones``) is that id; ``1.9`` is refused, not cut.
+def policy_action(policy: Policy, game: Game) -> int:
+    """The action of ``policy`` for the seat to act in ``game``: its batched entry point on a batch of one, or with
+    special cards the scalar one (:meth:`Policy.act`, for bids and choices).
 
     Raises:
-        PolicyActionError: naming the policy, for a wrong shape or a value that is no action id.
+        PolicyActionError: for anything but one whole action id (:func:`nothanks_env.policy.whole_actions`:
+            ``1.0`` is TAKE, ``1.9`` is refused); whatever the policy raises.
     """
-    name = getattr(policy, "name", type(policy).__name__)
-    actions = np.asarray(out)
-    if actions.shape != shape:
-        raise PolicyActionError(f"policy {name}: expected actions of shape {shape}, got {actions.shape}")
-    if actions.dtype.kind in "biuf":
-        values = actions.astype(np.float64)
-        with np.errstate(invalid="ignore"):
-            good = np.isfinite(values) & (values == np.floor(values)) & (values >= 0) & (values < num_actions)
-    else:  # strings, objects: no action ids
-        good = np.zeros(shape, dtype=bool)
-    if not good.all():
-        ids = "PASS=0 or TAKE=1" if num_actions == 2 else f"0..{num_actions - 1}"
-        first = actions.reshape(-1)[int(np.flatnonzero(~good.reshape(-1))[0])]
-        got = repr(first.tolist() if isinstance(first, np.generic) else first)
-        if actions.size > 1:
-            got = f"{int((~good).sum())} of {actions.size} that are not, the first {got}"
-        raise PolicyActionError(f"policy {name}: expected whole action ids ({ids}), got {got}")
-    return actions.astype(np.int64)
+    view = game.seat_view(game.current_seat)
+    config = game.config
+    if config.special_cards:  # bids and choices: only the scalar entry point plays them
+        return int(whole_actions(policy, policy.act(view), (), config.num_actions))
+    return int(whole_actions(policy, policy.act_batch(BatchView.from_seat_view(view)), (1,), config.num_actions)[0])
 
 
 def default_record_path(preset: str, seed: int, when: datetime) -> Path:
@@ -439,7 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: TextIO | None = None) -> int:
     """Entry point; returns the exit status (0 after a finished or quit game). Bad arguments exit with 2 before the
-    game starts, a ``--save`` path that cannot be written or that exists (without ``--overwrite``) included."""
+    game starts, a ``--save`` path that cannot be written or that exists (without ``--overwrite``) included; an
+    opponent that returns no legal action (``1.9``, ``2``, a PASS without a chip) stops the game with one
+    ``error:`` line naming it, and exit code 2, as ``evaluate`` refuses such a bot."""
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS
     from training.cli import check_outputs
     from training.variants import table_problem
@@ -517,7 +517,12 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     for i in range(num_players):
         display.line(f"player_{i}: " + ("you" if i == seat else agents[i]))
     display.line(f"player_{game.current_seat} starts.   type h for help")
-    play_game(game, seat, opponents, display=display, input_fn=input_fn, save_path=save_path, seed=seed, agents=agents)
+    try:
+        play_game(
+            game, seat, opponents, display=display, input_fn=input_fn, save_path=save_path, seed=seed, agents=agents
+        )
+    except PolicyActionError as e:  # a user's bot that returned no legal action: its fault, one error line
+        parser.error(f"--opponents: {e}")
     return 0
 
 

@@ -37,11 +37,9 @@ from typing import TextIO
 import numpy as np
 
 from nothanks_env.game import Game, SeatView, describe_action
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, PolicyActionError, whole_actions
 from nothanks_env.records import GameRecord, replay
-from nothanks_env.table import PolicyActionError
 from nothanks_env.vector import BatchView
-from training.people.play import whole_actions
 from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
 DEFAULT_SAMPLES = 32
@@ -116,7 +114,7 @@ def action_probabilities(policy: Policy, view: SeatView, samples: int = DEFAULT_
 
     Raises:
         ValueError: if the policy's own probabilities are not 2 non-negative numbers summing to 1, or its drawn
-            actions are not whole, legal action ids (:class:`~nothanks_env.table.PolicyActionError`).
+            actions are not whole, legal action ids (:class:`~nothanks_env.policy.PolicyActionError`).
     """
     own = getattr(policy, "action_probabilities", None)
     if callable(own):

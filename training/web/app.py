@@ -46,7 +46,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, GameConfig, RuleError, describe_action
 from nothanks_env.presets import PRESETS, preset_problem, resolve_config
-from nothanks_env.records import RECORD_VERSION, GameRecord, RecordError, replay
+from nothanks_env.records import GameRecord, RecordError, replay
 from training.people.replay import action_probabilities, game_at
 from training.web.games import (
     GameStore,
@@ -176,46 +176,13 @@ def _preset_config(preset: str, players: int | None) -> GameConfig:
     return config
 
 
-RECORD_FIELDS: tuple[str, ...] = (
-    "format", "version", "config", "seed", "first_seat", "deals", "actions", "penalties", "agents"
-)  # fmt: skip
-"""The fields of a record (:meth:`GameRecord.to_dict`); ``agents`` may be left out."""
-DEAL_FIELDS: tuple[str, ...] = ("deck", "removed_hidden")
-"""The fields of each of a record's ``deals``."""
-
-
-def _shown(value: Any) -> str:
-    """``value`` as JSON, cut to 80 characters, for an error message."""
-    text = json.dumps(value, default=str)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _record_problem(data: dict[str, Any]) -> str | None:
-    """What :meth:`GameRecord.from_dict` lets pass but a request must not send, or None: a field the format does
-    not have, in the record or in one of its deals (``probabilities``, say, which nothing reads, so nothing
-    checks), or a ``version`` that only equals 1 (``true``, ``1.0``)."""
-    for key, value in data.items():
-        if key not in RECORD_FIELDS:
-            fields = ", ".join(RECORD_FIELDS)
-            return f"record.{str(key)[:40]}: expected no such field (a record has {fields}), got {_shown(value)}"
-    deals = data.get("deals")
-    for i, deal in enumerate(deals if isinstance(deals, list) else []):
-        for key, value in deal.items() if isinstance(deal, dict) else ():
-            if key not in DEAL_FIELDS:
-                fields = ", ".join(DEAL_FIELDS)
-                return (
-                    f"record.deals[{i}].{str(key)[:40]}: expected no such field (a deal has {fields}), "
-                    f"got {_shown(value)}"
-                )
-    if "version" in data and type(data["version"]) is not int:
-        return f"record.version: expected the int {RECORD_VERSION}, got {_shown(data['version'])}"
-    return None
-
-
 def _parse_record(data: dict[str, Any]) -> GameRecord:
-    problem = _record_problem(data)
-    if problem is not None:
-        raise WebError(problem, 422)
+    """A request's record, parsed (:meth:`GameRecord.from_dict` refuses fields the format does not have) and
+    replayed to its recorded result.
+
+    Raises:
+        WebError: (422) ``"record: <what was wrong>"``.
+    """
     try:
         record = GameRecord.from_dict(data)
         replay(record)  # it replays to its recorded result

@@ -32,8 +32,7 @@ from nothanks_env.baselines import BASELINES
 from nothanks_env.game import Deal, Game, GameConfig, HistoryEntry, IllegalActionError, describe_action
 from nothanks_env.policy import Policy, special_cards_only, supported_player_counts
 from nothanks_env.records import GameRecord, record_from_game
-from nothanks_env.vector import BatchView
-from training.people.play import default_seat, whole_actions
+from training.people.play import default_seat, policy_action
 from training.people.tui import HUMAN
 from training.specs import load_policy
 
@@ -185,23 +184,6 @@ class PolicyCatalog:
             return load_policy(spec, num_players=num_players, seed=seed)
         except Exception as e:  # it loaded when the server started: a file since removed, a user module's own bug
             raise policy_failure(where, f"{spec!r} to load as it did when the server started", e) from e
-
-
-def policy_action(policy: Policy, game: Game) -> int:
-    """The action of ``policy`` for the seat to act: batched entry point, or with special cards the scalar one
-    (:meth:`Policy.act_special` itself when the policy keeps :meth:`Policy.act`, whose ``int()`` would cut a
-    fraction; the catalog seats only policies that play special cards there).
-
-    Raises:
-        PolicyActionError: for anything but one whole action id (:func:`training.people.play.whole_actions`:
-            ``1.0`` is TAKE, ``1.9`` is refused); whatever the policy raises.
-    """
-    view = game.seat_view(game.current_seat)
-    config = game.config
-    if config.special_cards:  # bids and choices: only the scalar entry point plays them
-        scalar = policy.act_special if getattr(type(policy), "act", None) is Policy.act else policy.act
-        return int(whole_actions(policy, scalar(view), (), config.num_actions))
-    return int(whole_actions(policy, policy.act_batch(BatchView.from_seat_view(view)), (1,), config.num_actions)[0])
 
 
 def step_policy(policy: Policy, game: Game, where: str, spec: str) -> None:
