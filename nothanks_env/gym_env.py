@@ -32,11 +32,10 @@ from nothanks_env.env import (
 from nothanks_env.game import NUM_SPECIAL_ACTIONS, Game, GameConfig, IllegalActionError, RuleError, validate_deals
 from nothanks_env.observer import ObservationTable
 from nothanks_env.outcome import ranks_and_winners, reward_values
-from nothanks_env.policy import Policy, special_cards_only
+from nothanks_env.policy import Policy, PolicyActionError, act_one, special_cards_only
 from nothanks_env.presets import resolve_config
 from nothanks_env.render import render_table
 from nothanks_env.table import MAX_UNPLAYED
-from nothanks_env.vector import BatchView
 
 ENV_ID = "nothanks/NoThanks-v0"
 """The Gymnasium id of :class:`SingleAgentEnv` (and, through ``make_vec``, of the vector env)."""
@@ -317,7 +316,10 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         Raises:
             IllegalActionError: for an action the mask forbids (other than 0/1, PASS at 0 chips, a bid too
                 low, ...) unless ``illegal_action="penalty"``, or a step after the end (call ``reset()``);
-                the state is unchanged.
+                the state is unchanged. An opponent's illegal action (a PASS at 0 chips) is one too, naming
+                the opponent and its seat.
+            PolicyActionError: for an opponent's action that is no whole action id in range (``1.9``, ``2``;
+                :func:`~nothanks_env.policy.act_one`), naming the opponent and its seat.
         """
         game = self.game
         if game.is_over or self._illegal_end:
@@ -396,15 +398,12 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         while not game.is_over and game.current_seat != learner:
             seat = game.current_seat
             pol = self._by_seat[seat]
-            if self._special:  # bids and choices: only the scalar entry point plays them
-                action = int(pol.act(game.seat_view(seat)))
-            else:
-                action = int(pol.act_batch(BatchView.from_game(game))[0])
             card = game.deck[0] if game.deck else -1  # a choice after a last special card has no card up
-            try:
+            try:  # bids and choices through the scalar entry point, pass/take from the game's BatchView
+                action = act_one(pol, game)
                 ended = game.step(action)
-            except IllegalActionError as e:
-                raise IllegalActionError(f"opponent {getattr(pol, 'name', pol)!s} in seat {seat}: {e}") from e
+            except (PolicyActionError, IllegalActionError) as e:  # 1.9 refused, not cut to TAKE
+                raise type(e)(f"opponent {getattr(pol, 'name', pol)!s} in seat {seat}: {e}") from e
             if not self._special:
                 table.after_step(seat, action, card, ended)
             self.opponent_decisions += 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nothanks_env.game import RuleError, SeatView
+from nothanks_env.game import Game, RuleError, SeatView
 from nothanks_env.vector import BatchView
 
 
@@ -67,21 +67,14 @@ class Policy:
         """Action for one seat view (the viewer must be the seat to act): PASS (0) or TAKE (1), or with
         special cards any id of :data:`nothanks_env.game.ACTION_PIECES` (through :meth:`act_special`).
 
-        What :meth:`act_batch` or :meth:`act_special` returns is checked by :func:`whole_actions`: an integral
-        float (``1.0``) is that id, a fraction (``1.9``) is refused, not cut to ``1``.
+        The decision of :func:`act_one`: what :meth:`act_batch` or :meth:`act_special` returns is checked by
+        :func:`whole_actions`: an integral float (``1.0``) is that id, a fraction (``1.9``) is refused, not cut.
 
         Raises:
             RuleError: for a view with special cards when the policy does not play them.
             PolicyActionError: for anything but one whole action id in range.
         """
-        if view.config.special_cards:
-            if not self.plays_special_cards:
-                raise RuleError(
-                    f"policy {self.name}: expected a policy that plays special cards (random, heuristic), "
-                    f"got one that plays only pass/take"
-                )
-            return int(whole_actions(self, self.act_special(view), (), view.config.num_actions))
-        return int(whole_actions(self, self.act_batch(BatchView.from_seat_view(view)), (1,), 2)[0])
+        return act_one(self, view)
 
     def act_special(self, view: SeatView) -> int:
         """Action id for one seat view of a config with special cards; override with plays_special_cards."""
@@ -102,9 +95,14 @@ def whole_actions(policy: object, out: object, shape: tuple[int, ...], num_actio
     actions (:func:`nothanks_env.table.act_grouped` with ``checked``): each a whole number in
     ``0..num_actions-1``. An integral float (``1.0``, as from ``np.ones``) is that id; ``1.9`` is refused, not cut.
 
+    For ``shape`` ``()`` (one decision), an int or NumPy integer in range is returned as an ``np.int64`` scalar
+    without building arrays: :meth:`Policy.act` checks every scalar decision of a table with special cards.
+
     Raises:
         PolicyActionError: naming the policy, for a wrong shape or a value that is no action id.
     """
+    if shape == () and isinstance(out, (int, np.integer)) and 0 <= out < num_actions:
+        return np.int64(out)
     name = getattr(policy, "name", type(policy).__name__)
     actions = np.asarray(out)
     if actions.shape != shape:
@@ -123,6 +121,49 @@ def whole_actions(policy: object, out: object, shape: tuple[int, ...], num_actio
             got = f"{int((~good).sum())} of {actions.size} that are not, the first {got}"
         raise PolicyActionError(f"policy {name}: expected whole action ids ({ids}), got {got}")
     return actions.astype(np.int64)
+
+
+def act_one(policy: object, view: SeatView | Game) -> int:
+    """The action of ``policy`` for one seat to act, checked: the one way a single decision of a policy is read.
+
+    At a table with special cards (bids, drops, choices) it is the policy's ``act_special`` (only a policy with
+    ``plays_special_cards`` plays them); otherwise its batched ``act_batch`` on a batch of one, so any object
+    with ``act_batch`` (a user's ``module:attr`` bot need not subclass :class:`Policy`) decides here. What it
+    returns is checked by :func:`whole_actions`: ``1.0`` is TAKE, ``1.9`` is refused, not cut to ``1``. An
+    int array of shape (1,) holding 0 or 1 is taken at once, without that function's arrays (each opponent
+    decision of the single-agent env comes here: a hot path).
+
+    Args:
+        policy: a :class:`Policy`, or any object with ``act_batch`` (and ``act_special`` with special cards).
+        view: the seat to act's view (its viewer must be that seat), or a game in progress, read from its
+            seat to act (at a table without special cards straight from the game, by
+            :meth:`BatchView.from_game`).
+
+    Returns:
+        The action id: PASS (0) or TAKE (1), or with special cards any id of
+        :data:`nothanks_env.game.ACTION_PIECES`.
+
+    Raises:
+        RuleError: with special cards, for a policy that does not play them; without, for a view whose viewer
+            is not the seat to act, or a game that is over.
+        PolicyActionError: naming the policy, for anything but one whole action id in range.
+    """
+    config = view.config
+    if config.special_cards:
+        if not getattr(policy, "plays_special_cards", False):
+            raise RuleError(
+                f"policy {getattr(policy, 'name', type(policy).__name__)}: expected a policy that plays special "
+                f"cards (random, heuristic), got one that plays only pass/take"
+            )
+        seat_view = view.seat_view(view.current_seat) if isinstance(view, Game) else view
+        return int(whole_actions(policy, policy.act_special(seat_view), (), config.num_actions))
+    batch = BatchView.from_game(view) if isinstance(view, Game) else BatchView.from_seat_view(view)
+    out = policy.act_batch(batch)
+    if isinstance(out, np.ndarray) and out.shape == (1,) and out.dtype.kind in "iu":
+        action = int(out[0])
+        if 0 <= action < 2:
+            return action
+    return int(whole_actions(policy, out, (1,), 2)[0])
 
 
 def special_cards_only(policy: object) -> bool:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nothanks_env.encoding import encode_batch
-from nothanks_env.game import PASS, GameConfig
+from nothanks_env.game import PASS, GameConfig, IllegalActionError
 from nothanks_env.policy import Policy, PolicyActionError, whole_actions
 from nothanks_env.vector import BatchView, VectorGame
 
@@ -67,12 +67,17 @@ def act_grouped(
         ids: int (B,): who acts in each game, an id that ``policy`` turns into a :class:`Policy`.
         policy: id -> policy, called once per distinct id.
         checked: raise if a policy returns a wrong shape or an illegal action (for untrusted policies).
+            Without it, int (or bool) arrays of the right shape are taken as they are (the hot path of self-play;
+            the engine refuses an id out of range or a PASS at 0 chips), and any other array (floats, objects)
+            or shape is checked by :func:`~nothanks_env.policy.whole_actions`: ``1.0`` is TAKE, ``1.9`` is
+            refused, not cut to TAKE.
 
     Returns:
         int64 (B,): PASS (0) or TAKE (1) per game.
 
     Raises:
-        ValueError: with ``checked``, naming the policy, on a wrong shape or an illegal action.
+        PolicyActionError: naming the policy, on a wrong shape or a value that is no whole action id; with
+            ``checked`` also on a PASS at 0 chips or an int out of range.
     """
     ids = np.asarray(ids)
     acts = np.empty(len(ids), dtype=np.int64)
@@ -95,6 +100,8 @@ def act_grouped(
             out = np.asarray(pol.act_batch(view.take(rows)))
         if checked:
             _check_actions(pol, out, view.own_chips[rows])
+        elif out.dtype.kind not in "biu" or out.shape != (stop - start,):
+            out = whole_actions(pol, out, (stop - start,), 2)  # 1.9 refused, not cut to TAKE; no broadcast
         acts[rows] = out
     for parts in stacked.values():
         stack = parts[0][0].stack
@@ -109,6 +116,8 @@ def act_grouped(
             at += len(r)
             if checked:
                 _check_actions(pol, out, view.own_chips[r])
+            elif out.dtype.kind not in "biu" or out.shape != r.shape:
+                out = whole_actions(pol, out, r.shape, 2)
             acts[r] = out
     return acts
 
@@ -424,6 +433,10 @@ class LearnerTable(LearnerTableBase):
 
         Returns:
             The games that ended (since the last :meth:`step` began, when called from it).
+
+        Raises:
+            PolicyActionError: naming the opponent policy, for an action that is no whole action id (see
+                :func:`act_grouped`), out of range (``2``) or a PASS at 0 chips; the games are unchanged.
         """
         g = self.game
         while True:
@@ -433,15 +446,30 @@ class LearnerTable(LearnerTableBase):
             idx = np.flatnonzero(acting)
             actions = np.ones(self.num_games, dtype=np.int64)
             t0 = time.perf_counter()
-            actions[idx] = act_grouped(g.view(idx), self.opponents[idx, g.seat[idx]], self._policy)
+            ids = self.opponents[idx, g.seat[idx]]
+            actions[idx] = act_grouped(g.view(idx), ids, self._policy)
             t1 = time.perf_counter()
             self.opponent_decisions += len(idx)
-            ended = g.step(actions, which=acting)
+            try:
+                ended = g.step(actions, which=acting)
+            except IllegalActionError as e:  # the engine's "actions[i]" would read as the learner's actions
+                self._blame_opponent(g.view(idx), ids, actions[idx], e)
+                raise
             self.seconds["opponents"] += t1 - t0
             self.seconds["engine"] += time.perf_counter() - t1
             if ended.any():
                 self._finish(ended)
         return self._take_finished()
+
+    def _blame_opponent(self, view: BatchView, ids: np.ndarray, actions: np.ndarray, error: Exception) -> None:
+        """After the engine refused the opponents' ``actions`` (the games unchanged), raise the error of
+        :func:`act_grouped` with ``checked`` for the opponent at fault, which names its policy."""
+        for member in np.unique(ids).tolist():
+            rows = np.flatnonzero(ids == member)
+            try:
+                _check_actions(self._policy(member), actions[rows], view.own_chips[rows])
+            except PolicyActionError as named:
+                raise named from error
 
     def _final_penalties(self, rows: np.ndarray) -> np.ndarray:
         return self.game.final_penalties()[rows]

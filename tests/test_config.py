@@ -145,14 +145,18 @@ def test_every_config_error_is_one_clean_line_naming_key_expected_and_received()
         assert str(e.value) == f"invalid config {CONFIG_DIR / 'smoke.yaml'} with overrides [{override!r}]: {problem}"
 
 
-def test_critic_warmup_as_long_as_the_run_is_refused():
-    # a warm-up that covers the whole run would train only the critic: refused, not run
+def test_critic_warmup_as_long_as_the_run_is_refused_with_the_real_limit():
+    # a warm-up that covers the whole run would train only the critic: refused, not run. The first message gives
+    # the real limit (the start of the last rollout), not "fewer than run.total_timesteps", after which 4095
+    # met a second refusal
     sets = ["run.init_from=ppo-3p", "run.total_timesteps=4096"]
     with pytest.raises(ConfigError) as e:
         load_config(CONFIG_DIR / "smoke.yaml", [*sets, "run.critic_warmup=4096"])
-    assert str(e.value).endswith(
-        "run.critic_warmup: expected fewer learner steps than run.total_timesteps (4096; the actor is held for the "
-        "whole warm-up, so it would never learn), got 4096"
+    assert str(e.value).split("]: ", 1)[1] == (
+        "run.critic_warmup: expected at most 3,584 learner steps (the start of the last PPO rollout: "
+        "run.total_timesteps 4,096 runs 8 whole rollouts of 512 learner steps, to 4,096, and the actor learns "
+        "only in those that start at or after run.critic_warmup), got 4,096; write run.critic_warmup <= 3,584 or "
+        "run.total_timesteps >= 4,097"
     )
 
 

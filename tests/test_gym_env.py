@@ -461,6 +461,38 @@ def test_an_opponent_that_breaks_the_rules_is_named():
         env.step(PASS)
 
 
+def test_an_opponent_returning_a_fraction_is_refused_naming_its_seat_not_cut_to_take():
+    # int(act_batch(...)[0]) read 1.9 as TAKE at a standard table; with special cards the refusal named no seat
+    from nothanks_env.policy import PolicyActionError
+
+    class Fraction(Policy):
+        name = "fraction"
+        plays_special_cards = True
+
+        def __init__(self, value: float) -> None:
+            super().__init__()
+            self.value = value
+
+        def act_batch(self, view):
+            return np.full(len(view), self.value)
+
+        def act_special(self, view):
+            return self.value
+
+    for preset, ids in [("standard", "PASS=0 or TAKE=1"), ("wildcards", "0..124")]:
+        env = SingleAgentEnv(preset=preset, opponents=[Fraction(1.9), "random"], learner_seat=0, starting_seat=0)
+        env.reset(seed=0)
+        with pytest.raises(PolicyActionError) as e:
+            env.step(PASS)
+        assert str(e.value) == (
+            f"opponent fraction in seat 1: policy fraction: expected whole action ids ({ids}), got 1.9"
+        )
+    env = SingleAgentEnv(opponents=[Fraction(1.0), "never-take"], learner_seat=0, starting_seat=0)
+    env.reset(seed=0)
+    env.step(PASS)
+    assert [(h.seat, h.action) for h in env.game.history[:3]] == [(0, PASS), (1, TAKE), (1, TAKE)]  # 1.0 is TAKE
+
+
 def test_learner_that_never_gets_a_turn_is_an_error_not_a_hang(monkeypatch):
     monkeypatch.setattr("nothanks_env.gym_env.MAX_UNPLAYED", 5)
     env = SingleAgentEnv(opponents="always-take", learner_seat=1, starting_seat=0)

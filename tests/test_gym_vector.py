@@ -212,3 +212,31 @@ def test_arguments_and_actions_are_checked():
         with pytest.raises(IllegalActionError, match=pattern):
             vec.step(bad)
     np.testing.assert_array_equal(vec.table.game.pos, before)
+
+
+def test_an_opponent_returning_a_fraction_or_an_id_out_of_range_is_refused_naming_it():
+    # 1.9 was assigned into the table's int actions (a TAKE); 2 was refused as "actions[0]: expected PASS (0) or
+    # TAKE (1)", which read as the learner's actions
+    from nothanks_env.policy import PolicyActionError
+
+    class Const(Policy):
+        def __init__(self, value: object) -> None:
+            super().__init__()
+            self.value, self.name = value, f"const-{value}"
+
+        def act_batch(self, view):
+            return np.full(len(view), self.value)
+
+    for value in (1.9, 2):
+        vec = NoThanksVectorEnv(2, opponents=[Const(value), "never-take"], learner_seat=0, starting_seat=0)
+        vec.reset(seed=0)
+        with pytest.raises(PolicyActionError) as e:
+            vec.step(np.full(2, PASS))
+        assert str(e.value) == (
+            f"policy const-{value}: expected whole action ids (PASS=0 or TAKE=1), got 2 of 2 that are not, the "
+            f"first {value}"
+        )
+    vec = NoThanksVectorEnv(2, opponents=[Const(1.0), "never-take"], learner_seat=0, starting_seat=0)
+    vec.reset(seed=0)
+    _, _, terminated, _, _ = vec.step(np.full(2, PASS))
+    assert terminated.tolist() == [True, True]  # 1.0 is TAKE: seat 1 takes every card after the learner's pass

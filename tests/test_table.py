@@ -93,3 +93,85 @@ def test_act_grouped_calls_each_policy_once_with_its_games_and_checks_them():
     with pytest.raises(ValueError, match="policy .*: expected legal actions"):
         act_grouped(view, np.array([3, 0, 0, 0, 0]), pols.__getitem__, checked=True)  # PASS with 0 chips
     assert act_grouped(view, np.array([0, 2, 2, 2, 2]), pols.__getitem__, checked=True).tolist() == [1, 0, 0, 0, 0]
+
+
+def test_act_grouped_unchecked_refuses_a_fraction_and_a_wrong_shape_and_reads_whole_floats():
+    # The unchecked path of self-play and the vector env assigned 1.9 into an int array: a TAKE. Int arrays of
+    # the right shape still skip the check (the engine refuses an id out of range); all else is checked.
+    from nothanks_env.policy import PolicyActionError
+
+    class Returns:
+        def __init__(self, name: str, out: object) -> None:
+            self.name, self.out = name, out
+
+        def act_batch(self, view):
+            return self.out(len(view))
+
+    class Stack:  # the interface of training.checkpoints.MLPStack that act_grouped reads
+        chip_memory = behaviour = False
+
+        def __init__(self) -> None:
+            self.index: dict[int, int] = {}
+
+        def logits(self, obs, which):
+            return np.zeros((len(obs), 2), dtype=np.float32)
+
+    class Net:
+        name = "float-net"
+
+        def __init__(self, stack: Stack) -> None:
+            self.stack = stack
+            stack.index[id(self)] = 0
+
+        def act_from_logits(self, logits, mask):
+            return np.full(len(logits), 1.9)
+
+    view = VectorGame(GameConfig(num_players=3), 4, seed=0).view()
+    pols = {
+        0: Returns("fraction", lambda n: np.full(n, 1.9)),
+        1: Returns("whole-float", lambda n: np.ones(n)),
+        2: Returns("one-for-all", lambda n: np.ones(1, dtype=np.int64)),
+        3: Returns("objects", lambda n: np.array([TAKE] * n, dtype=object)),
+        4: Returns("two", lambda n: np.full(n, 2)),
+        5: Net(Stack()),
+    }
+    assert act_grouped(view, np.array([1, 1, 1, 1]), pols.__getitem__).tolist() == [TAKE] * 4
+    assert act_grouped(view, np.array([4, 4, 1, 1]), pols.__getitem__).tolist() == [2, 2, TAKE, TAKE]
+    for ids, message in [
+        ([1, 0, 0, 1], "policy fraction: expected whole action ids (PASS=0 or TAKE=1), got 2 of 2 that are not, "
+         "the first 1.9"),
+        ([2, 2, 2, 1], "policy one-for-all: expected actions of shape (3,), got (1,)"),
+        ([3, 1, 1, 1], "policy objects: expected whole action ids (PASS=0 or TAKE=1), got 1"),  # as evaluation
+        ([1, 5, 5, 1], "policy float-net: expected whole action ids (PASS=0 or TAKE=1), got 2 of 2 that are not, "
+         "the first 1.9"),
+    ]:  # fmt: skip
+        with pytest.raises(PolicyActionError) as e:
+            act_grouped(view, np.array(ids), pols.__getitem__)
+        assert str(e.value) == message
+
+
+def test_an_opponent_action_the_engine_refuses_names_the_opponent():
+    # The engine's "actions[1]: expected PASS (0) or TAKE (1), got 2" named a row of the opponents' actions, which
+    # read as the learner's; the table names the opponent policy, as act_grouped with checked does.
+    from nothanks_env.policy import PolicyActionError
+
+    class Two(NeverTakePolicy):
+        name = "two"
+
+        def act_batch(self, view):
+            return np.where(view.own_chips > 0, 2, TAKE)
+
+    never, two = NeverTakePolicy(), Two()
+
+    def seat(idx):
+        return np.zeros(len(idx), dtype=np.int64), np.array([[0, 0, 1]] * len(idx), dtype=np.int64)
+
+    table = LearnerTable(GameConfig(num_players=3, starting_seat=0), 2, policy=[never, two].__getitem__, seat=seat)
+    table.reset()
+    before = table.game.pos.copy()
+    with pytest.raises(PolicyActionError) as e:
+        table.step(np.full(2, PASS))  # seat 1 passes, then seat 2 says 2
+    assert str(e.value) == (
+        "policy two: expected whole action ids (PASS=0 or TAKE=1), got 2 of 2 that are not, the first 2"
+    )
+    assert table.game.pos.tolist() == before.tolist() and table.game.seat.tolist() == [2, 2]  # seat 2 did not move

@@ -20,12 +20,12 @@ httpx = pytest.importorskip("httpx", reason="the web tests need httpx (web extra
 from fastapi.testclient import TestClient  # noqa: E402
 
 from nothanks_env.game import Deal, Game, GameConfig  # noqa: E402
-from nothanks_env.policy import Policy  # noqa: E402
+from nothanks_env.policy import Policy, act_one  # noqa: E402
 from nothanks_env.records import GameRecord, replay  # noqa: E402
 from nothanks_env.table import PolicyActionError  # noqa: E402
 from training import serve  # noqa: E402
 from training.web.app import create_app  # noqa: E402
-from training.web.games import GameStore, PolicyCatalog, PolicyInfo, new_session, policy_action  # noqa: E402
+from training.web.games import GameStore, PolicyCatalog, PolicyInfo, new_session  # noqa: E402
 
 SMALL = GameConfig(num_players=3, lowest_card=3, highest_card=10, num_removed=2, starting_chips=2, starting_seat=0)
 SMALL_DEAL = Deal(deck=(10, 4, 5, 9, 3, 8), removed_hidden=(6, 7))
@@ -586,7 +586,7 @@ def test_a_bot_returning_integral_floats_plays_them_as_actions(failing_catalog):
     ]  # fmt: skip
 
 
-def test_policy_action_checks_the_scalar_entry_point_of_special_cards():
+def test_act_one_checks_the_scalar_entry_point_of_special_cards():
     class Bidder(Policy):
         name = "bidder"
         plays_special_cards = True
@@ -601,10 +601,10 @@ def test_policy_action_checks_the_scalar_entry_point_of_special_cards():
     game = Game(GameConfig(num_players=3, special_cards=("wild",)))
     game.reset(seed=0)
     assert game.phase == "offer" and game.legal_actions() == (0, 1)  # 1.9 would be cut to TAKE
-    assert policy_action(Bidder(np.float64(1.0)), game) == 1
+    assert act_one(Bidder(np.float64(1.0)), game) == 1
     for bad, shown in [(1.9, "1.9"), (np.float64(np.nan), "nan"), (-1, "-1"), ("1", "'1'")]:
         with pytest.raises(PolicyActionError) as e:
-            policy_action(Bidder(bad), game)
+            act_one(Bidder(bad), game)
         assert (
             str(e.value) == f"policy bidder: expected whole action ids (0..{game.config.num_actions - 1}), got {shown}"
         )

@@ -562,6 +562,49 @@ def test_policy_act_refuses_a_fraction_instead_of_cutting_it():
         Bidder(1.9).act(plain)
 
 
+def test_act_one_reads_any_object_with_act_batch_from_a_game_or_its_seat_view():
+    # the one reader of a single decision (Policy.act, terminal play, the web server, the Gymnasium env's
+    # opponents): a user's bot need not subclass Policy, and a game reads as its seat to act's view
+    from nothanks_env.policy import act_one
+
+    class Plain:  # no Policy: act_batch only, no name
+        def __init__(self, value: object) -> None:
+            self.value = value
+
+        def act_batch(self, view):
+            return np.full(len(view), self.value)
+
+    game = Game(GameConfig(num_players=3))
+    game.reset(seed=0)
+    view = game.seat_view(game.current_seat)
+    for value in (TAKE, np.float64(1.0), True, PASS):
+        assert act_one(Plain(value), game) == act_one(Plain(value), view) == int(value)
+    for bad, shown in [(1.9, "1.9"), (2, "2"), (-1, "-1")]:
+        for source in (game, view):
+            with pytest.raises(PolicyActionError) as e:
+                act_one(Plain(bad), source)
+            assert str(e.value) == f"policy Plain: expected whole action ids (PASS=0 or TAKE=1), got {shown}"
+    special = new_game([20])
+    with pytest.raises(RuleError) as e:
+        act_one(Plain(TAKE), special)
+    assert str(e.value) == (
+        "policy Plain: expected a policy that plays special cards (random, heuristic), got one that plays only "
+        "pass/take"
+    )
+
+    class Special(Plain):  # no Policy either: plays special cards through act_special
+        plays_special_cards = True
+
+        def act_special(self, view):
+            assert view.seat == view.current_seat == special.current_seat
+            return self.value
+
+    assert act_one(Special(np.int64(TAKE)), special) == TAKE
+    with pytest.raises(PolicyActionError) as e:
+        act_one(Special(1.9), special)
+    assert str(e.value) == "policy Special: expected whole action ids (0..124), got 1.9"
+
+
 def test_evaluation_of_special_cards_refuses_a_fraction_in_one_error_line(capsys):
     from nothanks_env.baselines import HeuristicPolicy
     from training.evaluate import evaluate, main

@@ -112,12 +112,7 @@ class RunSection(_Section):
                 f"critic_warmup: expected 0 without run.init_from (only a warm-started actor is held), "
                 f"got {self.critic_warmup}"
             )
-        if self.critic_warmup >= self.total_timesteps:
-            raise ValueError(
-                f"critic_warmup: expected fewer learner steps than run.total_timesteps ({self.total_timesteps}; "
-                f"the actor is held for the whole warm-up, so it would never learn), got {self.critic_warmup}"
-            )
-        return self
+        return self  # how long a warm-up may be depends on the rollout: Config._actor_rollout_after_warmup
 
 
 RULE_FIELDS: tuple[str, ...] = tuple(
@@ -534,25 +529,10 @@ class Config(_Section):
 
     @model_validator(mode="after")
     def _actor_rollout_after_warmup(self) -> Config:
-        """A critic warm-up must leave the actor at least one whole rollout.
-
-        The actor is held for the update of every rollout that starts before ``run.critic_warmup`` learner steps
-        (:meth:`training.learning.selfplay.Trainer.on_update_boundary`) and the run ends on whole rollouts
-        (:meth:`planned_timesteps`): a warm-up past the start of the last rollout, though below
-        ``run.total_timesteps``, trains the critic only, and the run would end "done" with the actor as it came.
-        """
-        warmup, total, rollout = self.run.critic_warmup, self.run.total_timesteps, self.rollout_steps
-        planned = self.planned_timesteps()
-        last_start = planned - rollout
-        if warmup > last_start:
-            need = -(-warmup // rollout) * rollout + 1  # the least total whose last rollout starts at or after warmup
-            raise ValueError(
-                f"run.critic_warmup: expected at most {last_start:,} learner steps (the start of the last PPO "
-                f"rollout: run.total_timesteps {total:,} runs {planned // rollout:,} whole rollouts of "
-                f"{rollout:,} learner steps, to {planned:,}, and the actor learns only in those that start at or "
-                f"after run.critic_warmup), got {warmup:,}; write run.critic_warmup <= {last_start:,} or "
-                f"run.total_timesteps >= {need:,}"
-            )
+        """A critic warm-up must leave the actor at least one whole rollout (:meth:`warmup_leaves_no_rollout`)."""
+        problem = self.warmup_leaves_no_rollout(self.run.total_timesteps)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     @model_validator(mode="after")
@@ -596,6 +576,29 @@ class Config(_Section):
         return (
             f"{name} {total:,} rounded up to {planned:,}: training goes in whole rollouts of "
             f"{self.rollout_steps:,} learner steps"
+        )
+
+    def warmup_leaves_no_rollout(self, total: int, name: str = "run.total_timesteps") -> str | None:
+        """The error for a ``run.critic_warmup`` that leaves the actor no whole rollout of a run of ``total``
+        learner steps, given as ``name`` (``run.total_timesteps``; ``--timesteps`` for the exploit probe, which
+        fills that field in), or None when the actor has at least one.
+
+        The actor is held for the update of every rollout that starts before ``run.critic_warmup`` learner steps
+        (:meth:`training.learning.selfplay.Trainer.on_update_boundary`) and the run ends on whole rollouts
+        (:func:`planned_timesteps`): a warm-up past the start of the last rollout (also one as long as the run)
+        trains the critic only, and the run would end "done" with the actor as it came.
+        """
+        warmup, rollout = self.run.critic_warmup, self.rollout_steps
+        planned = planned_timesteps(0, total, rollout)
+        last_start = planned - rollout
+        if warmup <= last_start:
+            return None
+        need = -(-warmup // rollout) * rollout + 1  # the least total whose last rollout starts at or after warmup
+        return (
+            f"run.critic_warmup: expected at most {last_start:,} learner steps (the start of the last PPO "
+            f"rollout: {name} {total:,} runs {planned // rollout:,} whole rollouts of {rollout:,} learner steps, "
+            f"to {planned:,}, and the actor learns only in those that start at or after run.critic_warmup), got "
+            f"{warmup:,}; write run.critic_warmup <= {last_start:,} or {name} >= {need:,}"
         )
 
     def short_of_a_rollout(self, key: str, steps: int) -> str:

@@ -55,10 +55,9 @@ from nothanks_env.game import (
     RuleError,
     SeatView,
 )
-from nothanks_env.policy import Policy, PolicyActionError, whole_actions
+from nothanks_env.policy import Policy, PolicyActionError, act_one
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
-from nothanks_env.vector import BatchView
 from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
 
 COMMANDS: dict[str, str] = {
@@ -194,7 +193,7 @@ def play_game(
         seat = game.current_seat
         if seat != human_seat:
             try:
-                ended = game.step(policy_action(opponents[seat], game))
+                ended = game.step(act_one(opponents[seat], game))
             except (PolicyActionError, IllegalActionError) as e:  # its fault: never replaced by another action
                 raise PolicyActionError(f"player_{seat} ({agents[seat]}) at move {len(game.history)}: {e}") from e
             after_step(ended)
@@ -385,21 +384,6 @@ def default_seat(seed: int, num_players: int) -> int:
     Its own stream (``"{seed}:seat"``), so the seat does not shift the deals or the opponents' seeds.
     """
     return random.Random(f"{seed}:seat").randrange(num_players)
-
-
-def policy_action(policy: Policy, game: Game) -> int:
-    """The action of ``policy`` for the seat to act in ``game``: its batched entry point on a batch of one, or with
-    special cards the scalar one (:meth:`Policy.act`, for bids and choices).
-
-    Raises:
-        PolicyActionError: for anything but one whole action id (:func:`nothanks_env.policy.whole_actions`:
-            ``1.0`` is TAKE, ``1.9`` is refused); whatever the policy raises.
-    """
-    view = game.seat_view(game.current_seat)
-    config = game.config
-    if config.special_cards:  # bids and choices: only the scalar entry point plays them
-        return int(whole_actions(policy, policy.act(view), (), config.num_actions))
-    return int(whole_actions(policy, policy.act_batch(BatchView.from_seat_view(view)), (1,), config.num_actions)[0])
 
 
 def default_record_path(preset: str, seed: int, when: datetime) -> Path:

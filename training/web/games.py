@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 from nothanks_env.baselines import BASELINES
 from nothanks_env.game import Deal, Game, GameConfig, HistoryEntry, IllegalActionError, describe_action
-from nothanks_env.policy import Policy, special_cards_only, supported_player_counts
+from nothanks_env.policy import Policy, act_one, special_cards_only, supported_player_counts
 from nothanks_env.records import GameRecord, record_from_game
-from training.people.play import default_seat, policy_action
+from training.people.play import default_seat
 from training.people.tui import HUMAN
 from training.specs import load_policy
 
@@ -193,7 +193,7 @@ def step_policy(policy: Policy, game: Game, where: str, spec: str) -> None:
         PolicyFailed: if the policy raises or returns an action the rules refuse; the game is then unchanged.
     """
     try:
-        game.step(policy_action(policy, game))
+        game.step(act_one(policy, game))
     except Exception as e:  # any exception: an offered policy may be a user's module:attr
         expected = f"{spec!r} (seat {game.current_seat}) to return a legal action at move {len(game.history)}"
         raise policy_failure(where, expected, e) from e
@@ -338,7 +338,7 @@ class Session:
         seat, move = game.current_seat, len(game.history)
         where, spec = self.opponent_field(seat), self.specs[seat]
         try:
-            again = policy_action(policies[seat], game)
+            again = act_one(policies[seat], game)
         except Exception as e:  # any exception: an offered policy may be a user's module:attr
             raise policy_failure(where, f"{spec!r} (seat {seat}) to decide move {move} again", e) from e
         if again != recorded:
