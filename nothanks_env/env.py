@@ -35,7 +35,7 @@ from nothanks_env.observer import ObservationTable
 from nothanks_env.outcome import ENV_REWARDS, reward_values, reward_values_batch
 from nothanks_env.presets import resolve_config
 from nothanks_env.records import GameRecord, record_from_game
-from nothanks_env.render import render_table
+from nothanks_env.render import render_rgb, render_table
 from nothanks_env.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 
 __all__ = [
@@ -55,7 +55,10 @@ __all__ = [
 
 REWARD_MODES: tuple[str, ...] = ENV_REWARDS
 """The ``reward`` modes this env takes; formulas, ranges and zero-sum flags in :mod:`nothanks_env.outcome`."""
-RENDER_MODES: tuple[str, ...] = ("ansi", "human")
+RENDER_MODES: tuple[str, ...] = ("ansi", "human", "rgb_array")
+"""The ``render_mode`` values of the AEC and the Gymnasium env (``None`` renders nothing)."""
+RENDER_FPS: int = 4
+"""``metadata["render_fps"]`` of both envs: decisions per second of a recorded video."""
 ILLEGAL_REWARD: float = -1.0
 """Reward of the agent whose illegal action ends the game under :func:`env` (everyone else gets 0)."""
 
@@ -223,7 +226,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     - ``behaviour`` (bool): append every seat's public pass/take record of this deal
       (``encoding.BEHAVIOUR_LAYOUT``, 56 values: 445 in all, 555 with special cards). Off by default.
     - ``reward`` (str): ``"win"``, ``"rank"`` or ``"penalty"``.
-    - ``render_mode`` (str | None): ``"ansi"`` returns the table as a string, ``"human"`` prints it.
+    - ``render_mode`` (str | None): ``"ansi"`` returns the table as a string, ``"human"`` prints it,
+      ``"rgb_array"`` returns an image of the public table, uint8 (H, W, 3)
+      (:func:`~nothanks_env.render.render_rgb`: nobody's hidden chips, for videos).
 
     ``reset(seed=None, options=None)``: ``seed`` fixes the shuffles and the starting seat (the same seed
     gives the same deal as ``Game.reset(seed)``); later unseeded resets continue from it. ``options``
@@ -250,7 +255,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         (True, True)
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "nothanks_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "render_fps": RENDER_FPS,
+        "name": "nothanks_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -432,14 +442,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
                     out[special + len(SPECIAL_CARDS) + SPECIAL_CARDS.index(SPECIAL_NAMES[c])] = i / enc.DECK_SCALE
         return out
 
-    def render(self) -> str | None:
-        """The table (see :func:`~nothanks_env.render.render_table`) from the seat to act's point of view."""
+    def render(self) -> str | np.ndarray | None:
+        """The table (see :func:`~nothanks_env.render.render_table`) from the seat to act's point of view, or with
+        ``render_mode="rgb_array"`` the public table as uint8 (H, W, 3) (:func:`~nothanks_env.render.render_rgb`)."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'."
+            )
             return None
         game = self.game
         if not game.deals:
             raise RuntimeError("render: expected reset() to have been called, got a game not yet dealt")
+        if self.render_mode == "rgb_array":
+            return render_rgb(game)
         text = render_table(None if game.is_over else game.seat_view(game.current_seat), game)
         if self.render_mode == "human":
             print(text)
@@ -480,25 +495,28 @@ API_TEST_PROBE_KEY = "options"
 ``reset`` takes an ``options`` argument (``options={"options": 1}``); the AEC env passes it over."""
 
 
-def reset_options(options: Any, *, probe_key: str | None = None) -> dict[str, Any]:
-    """``options`` of ``reset()`` checked: a dict whose keys are all in :data:`RESET_OPTIONS`, or None (``{}``).
+def reset_options(
+    options: Any, *, probe_key: str | None = None, accepted: tuple[str, ...] = RESET_OPTIONS
+) -> dict[str, Any]:
+    """``options`` of ``reset()`` checked: a dict whose keys are all in ``accepted``, or None (``{}``).
 
     Args:
         options: what the caller passed.
         probe_key: one more key taken and not used (the AEC env passes :data:`API_TEST_PROBE_KEY`), or None.
+        accepted: the keys taken (default :data:`RESET_OPTIONS`; the vector env takes ``"reset_mask"``).
 
     Raises:
-        RuleError: if ``options`` is not a dict or None, or holds a key not in :data:`RESET_OPTIONS` (a typo
-            such as ``"deal"`` would otherwise be ignored and the deals shuffled).
+        RuleError: if ``options`` is not a dict or None, or holds a key not in ``accepted`` (a typo such as
+            ``"deal"`` would otherwise be ignored and the deals shuffled).
     """
     if options is None:
         return {}
     if not isinstance(options, dict):
         raise RuleError(f"options: expected a dict or None, got {options!r}")
-    unknown = [k for k in options if k not in RESET_OPTIONS and k != probe_key]
+    unknown = [k for k in options if k not in accepted and k != probe_key]
     if unknown:
         raise RuleError(
-            f"options: expected keys among {', '.join(map(repr, RESET_OPTIONS))}, "
+            f"options: expected keys among {', '.join(map(repr, accepted))}, "
             f"got unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}"
         )
     return options

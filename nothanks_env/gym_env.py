@@ -23,6 +23,7 @@ from gymnasium import spaces
 from nothanks_env import encoding as enc
 from nothanks_env.env import (
     ILLEGAL_REWARD,
+    RENDER_FPS,
     RENDER_MODES,
     REWARD_MODES,
     observation_bounds,
@@ -34,7 +35,7 @@ from nothanks_env.observer import ObservationTable
 from nothanks_env.outcome import ranks_and_winners, reward_values
 from nothanks_env.policy import Policy, PolicyActionError, act_one, special_cards_only
 from nothanks_env.presets import resolve_config
-from nothanks_env.render import render_table
+from nothanks_env.render import render_rgb, render_table
 from nothanks_env.table import MAX_UNPLAYED
 
 ENV_ID = "nothanks/NoThanks-v0"
@@ -197,7 +198,11 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
       Default ``"heuristic"``. Specs that name checkpoints load torch then, not before.
     - ``learner_seat``: ``None`` (default: drawn uniformly per game, so no seat bias creeps in) or a seat.
     - ``chip_memory``, ``behaviour``, ``reward``: as for the AEC env (``behaviour=True``: 445 values).
-    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the learner's table) or ``"human"``.
+    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the learner's table), ``"human"`` (prints it)
+      or ``"rgb_array"``: an image of the public table, uint8 (H, W, 3) of a size fixed per config, the
+      learner's seat marked (:func:`~nothanks_env.render.render_rgb`: no hidden chip counts, not even the
+      learner's, nor the deck or the removed cards), for Gymnasium's ``RecordVideo`` and SB3's
+      ``make_vec_env``, which asks for it.
     - ``illegal_action``: ``"raise"`` (default: an action the mask forbids raises
       :class:`~nothanks_env.game.IllegalActionError`, state unchanged) or ``"penalty"``: it ends the episode
       with reward :data:`nothanks_env.env.ILLEGAL_REWARD` (-1) and ``info["illegal_action"] = True``, as the
@@ -225,7 +230,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         (True, [0, 0])
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -361,13 +366,18 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         once the game is over."""
         return self._mask().astype(bool)
 
-    def render(self) -> str | None:
-        """The table from the learner's point of view (everything once the game is over)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's point of view (everything once the game is over), or with
+        ``render_mode="rgb_array"`` the public table, the learner's seat marked: uint8 (H, W, 3)."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'."
+            )
             return None
         if not self.game.deals:
             raise RuntimeError("render: expected reset() to have been called, got a game not yet dealt")
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game, marked=self.learner)
         text = render_table(self.game.seat_view(self.learner), self.game)
         if self.render_mode == "human":
             print(text)

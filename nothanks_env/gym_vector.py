@@ -28,7 +28,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from nothanks_env.env import observation_bounds
+from nothanks_env.env import observation_bounds, reset_options
 from nothanks_env.game import PASS, TAKE, Game, GameConfig, IllegalActionError, RuleError
 from nothanks_env.gym_env import (
     SEED_BOUND,
@@ -45,7 +45,9 @@ from nothanks_env.policy import Policy
 from nothanks_env.presets import resolve_config
 from nothanks_env.table import Finished, LearnerTable
 
-AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
+VECTOR_RESET_OPTIONS: tuple[str, ...] = ("reset_mask",)
+"""The keys ``NoThanksVectorEnv.reset(options=...)`` accepts."""
 OPPONENT_RNG = ("per_env", "shared")
 END_KEYS = ("penalty", "rank", "penalties")
 """Keys that the step ending a game adds to its sub-env's info."""
@@ -75,6 +77,20 @@ class NoThanksVectorEnv(VectorEnv):
     - ``"SameStep"``: the step that ends a game already returns the new game's first observation;
       ``infos["final_obs"]`` (object array) and ``infos["final_info"]`` (dict of arrays) hold the final
       observation and info, with masks ``_final_obs`` / ``_final_info``. Every step is a learner decision.
+    - ``"Disabled"``: the step that ends a game returns its final observation, as in ``"NextStep"``; the
+      sub-env then stays over until ``reset(options={"reset_mask": terminations})`` starts its next game.
+      A ``step`` while a sub-env is over raises :class:`~nothanks_env.game.IllegalActionError` naming it.
+
+    ## Reset
+    ``reset(seed=s)`` resets sub-env ``i`` with seed ``s + i`` (a list gives one seed per sub-env, ``None``
+    entries continue their RNG). ``reset(seed=..., options={"reset_mask": mask})``, mask a bool NumPy array
+    (num_envs,) with at least one True, resets only the sub-envs where it is True, as ``SyncVectorEnv`` does:
+    each with its entry of the seeds (``s + i`` for an int seed, the others' seeds are not used), the others
+    untouched. The observations are then every sub-env's (the others' as the last step returned them) and
+    the infos only the reset sub-envs' (``infos["_action_mask"]`` is ``mask``; the other rows are zero).
+    ``options`` takes no other key. The caller's ``options`` dict is not changed (``SyncVectorEnv`` pops
+    ``"reset_mask"`` from it). With ``opponent_rng="shared"`` a seed reseeds the shared stochastic opponents,
+    which play in every sub-env.
 
     ## Arguments
     ``num_envs`` (>= 1), ``autoreset_mode`` (``AutoresetMode`` or its value), ``opponent_rng``
@@ -82,8 +98,7 @@ class NoThanksVectorEnv(VectorEnv):
     :class:`~nothanks_env.gym_env.SingleAgentEnv` except ``render_mode`` (``None`` only). Configs must be
     single deals (``num_deals=1``): for matches use ``vectorization_mode="sync"``.
 
-    ``reset(seed=s)`` resets sub-env ``i`` with seed ``s + i`` (a list gives one seed per sub-env, ``None``
-    entries continue their RNG). Bad arguments raise :class:`~nothanks_env.game.RuleError` naming them.
+    Bad arguments raise :class:`~nothanks_env.game.RuleError` naming them.
 
     Example:
         >>> import gymnasium, numpy as np, nothanks_env
@@ -184,16 +199,26 @@ class NoThanksVectorEnv(VectorEnv):
             behaviour=behaviour,
             final_observations=True,
         )
-        self._pending = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: sub-envs whose next step is a reset
+        self._pending = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP / DISABLED: sub-envs whose game ended
+        self._final_obs = np.zeros((self.num_envs, len(low)), dtype=np.float32)  # their final observations
         self._started = False
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a new game in every sub-env (seeds as in the class docstring; no ``options`` are taken)."""
-        if options is not None and (not isinstance(options, dict) or options):
-            raise RuleError(f"options: expected None or {{}} (the vector env takes no reset options), got {options!r}")
+        """Start a new game in every sub-env, or in those ``options["reset_mask"]`` selects (see "Reset" in the
+        class docstring).
+
+        Returns:
+            (obs float32 (num_envs, obs_size), infos): ``infos`` as a step's, for the reset sub-envs only.
+
+        Raises:
+            RuleError: for a bad ``seed``, ``options`` that are not a dict, a key other than ``"reset_mask"``, a
+                mask that is no bool NumPy array (num_envs,) with a True, or a partial reset before the first
+                full one; nothing is reset then.
+        """
+        chosen = self._reset_mask(reset_options(options, accepted=VECTOR_RESET_OPTIONS).get("reset_mask"))
         if seed is None:
             seeds: list[int | None] = [None] * self.num_envs
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
@@ -202,26 +227,45 @@ class NoThanksVectorEnv(VectorEnv):
             seeds = list(seed)
         else:
             raise RuleError(f"seed: expected None, an int or a list of {self.num_envs} ints or None, got {seed!r}")
-        for i, s in enumerate(seeds):
-            if s is not None:
-                self._rngs[i] = seeding.np_random(int(s))[0]
+        reset = np.ones(self.num_envs, dtype=bool) if chosen is None else chosen
+        # An ended game's row already holds the next game, drawn from its RNG as a single env's reset() draws it
+        # (NextStep, Disabled): without a new seed that game is the reset's; every other reset row deals anew.
+        deal = reset & ~self._pending
+        for i in np.flatnonzero(reset).tolist():
+            if seeds[i] is not None:
+                self._rngs[i] = seeding.np_random(int(seeds[i]))[0]
                 seed_opponents([self.policies[j] for j in self.slot_ids[i]], self._rngs[i])
-        self.table.reset()
-        self._pending[:] = False
+                deal[i] = True
+        self.table.new_games(deal)
+        self.table.advance()  # only the new games have opponents to act: every other row waits for its learner
+        self._pending &= ~reset
         self._started = True
         obs, mask = self.table.observe()
-        return obs, self._infos(mask, self.table.learner)
+        if chosen is None:
+            return obs, self._infos(mask, self.table.learner.copy())
+        obs[self._pending] = self._final_obs[self._pending]  # ended, not reset: still their final observation
+        mask[~chosen] = 0
+        rows = np.flatnonzero(chosen)
+        return obs, self._infos(mask, self.table.learner[rows], rows)
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One learner decision in every sub-env (a reset instead where NextStep autoreset is due).
 
         Raises:
             IllegalActionError: for a shape other than (num_envs,), an action other than 0/1, or PASS at
-                0 chips (naming the sub-env); nothing is stepped then.
+                0 chips (naming the sub-env), or, with ``autoreset_mode="Disabled"``, sub-envs whose game
+                ended and that were not reset since (naming them); nothing is stepped then.
             RuntimeError: before the first ``reset()``.
         """
         if not self._started:
             raise RuntimeError("step: expected reset() to have been called first, got step() before it")
+        autoreset = self.metadata["autoreset_mode"]
+        if autoreset is AutoresetMode.DISABLED and self._pending.any():
+            raise IllegalActionError(
+                f"step: expected a game in progress in every sub-env (autoreset_mode 'Disabled'), got sub-envs "
+                f"{np.flatnonzero(self._pending).tolist()} whose game ended; reset them first with "
+                f"reset(options={{'reset_mask': mask}})"
+            )
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise IllegalActionError(
@@ -241,15 +285,15 @@ class NoThanksVectorEnv(VectorEnv):
         if len(rows):
             rewards[rows] = reward_values_batch(fin.penalties, self.reward_mode)[np.arange(len(rows)), fin.learner]
             terminated[rows] = True
-        if self.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP:
-            # finished sub-envs show the end now and their new game at their next step
+        if autoreset is not AutoresetMode.SAME_STEP:
+            # finished sub-envs show the end now and their new game (dealt already) at their next step or reset
             if len(rows):
-                obs[rows] = fin.observation
+                obs[rows] = self._final_obs[rows] = fin.observation
                 mask[rows] = 0
                 learner[rows] = fin.learner
             infos = self._infos(mask, learner)
             self._add_end(infos, fin)
-            self._pending = terminated
+            self._pending = terminated.copy()
         else:
             infos = self._infos(mask, learner)
             if len(rows):
@@ -265,14 +309,32 @@ class NoThanksVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every sub-env: bool (num_envs, 2), [PASS, TAKE]."""
         _, mask = self.table.observe()
-        if self.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP:
-            mask[self._pending] = 0
+        mask[self._pending] = 0  # always False in SameStep mode
         return mask.astype(bool)
 
     @property
     def opponent_decisions(self) -> int:
         """Opponent actions taken so far, every sub-env."""
         return self.table.opponent_decisions
+
+    def _reset_mask(self, mask: Any) -> np.ndarray | None:
+        """``options["reset_mask"]`` checked as ``SyncVectorEnv`` checks it (None when absent): a copy."""
+        if mask is None:
+            return None
+        n = self.num_envs
+        if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (n,):
+            got = f"{mask.dtype} array of shape {mask.shape}" if isinstance(mask, np.ndarray) else repr(mask)
+            raise RuleError(f"options['reset_mask']: expected a bool NumPy array of shape ({n},), got {got}")
+        if not mask.any():
+            raise RuleError(
+                f"options['reset_mask']: expected at least one True (a sub-env to reset), got {mask.tolist()}"
+            )
+        if not self._started:
+            raise RuleError(
+                "options['reset_mask']: expected a full reset() first (the other sub-envs have no game yet), got "
+                "a partial reset before it"
+            )
+        return mask.copy()
 
     # ------------------------------------------------------------------ table callbacks
     def _deal(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -123,6 +123,23 @@ def whole_actions(policy: object, out: object, shape: tuple[int, ...], num_actio
     return actions.astype(np.int64)
 
 
+def guard_actions(policy: object, out: object, shape: tuple[int, ...], num_actions: int) -> np.ndarray:
+    """The cheap guard of the trusted hot paths (the tables of self-play and the vector env) on what ``policy``
+    returned: an int (or bool) array of ``shape`` is taken as it is, unchecked (the engine refuses an id out of
+    range or an illegal action); anything else (floats, objects, lists, another shape) goes through
+    :func:`whole_actions`, so ``1.0`` is that id and ``1.9`` is refused instead of cut when stored in an int array.
+
+    Returns:
+        ``out`` itself (int or bool, ``shape``) or int64 action ids of ``shape``.
+
+    Raises:
+        PolicyActionError: naming the policy, from :func:`whole_actions`.
+    """
+    if isinstance(out, np.ndarray) and out.dtype.kind in "biu" and out.shape == shape:
+        return out
+    return whole_actions(policy, out, shape, num_actions)
+
+
 def act_one(policy: object, view: SeatView | Game) -> int:
     """The action of ``policy`` for one seat to act, checked: the one way a single decision of a policy is read.
 

@@ -10,9 +10,10 @@ shared with ``LearnerTable``; this module adds the scalar engines and the oppone
 
 Opponents decide in rounds: every game whose seat to act is not the learner's moves once per round.
 A policy with ``act_observation(obs, mask)`` (a trained network) gets the round's observations of its
-games in one batched call; any other policy decides one seat view at a time through
-:meth:`~nothanks_env.policy.Policy.act` (scripted baselines that play special cards: ``random``,
-``heuristic``).
+games in one batched call, whose actions pass :func:`~nothanks_env.policy.guard_actions` as at
+:class:`~nothanks_env.table.LearnerTable` (a float ``1.9`` is refused, not cut to ``1``); any other policy
+decides one seat view at a time through :meth:`~nothanks_env.policy.Policy.act` (scripted baselines that
+play special cards: ``random``, ``heuristic``), which checks each action.
 
 Units: one *learner step* is one learner decision in each game; observations are
 :func:`nothanks_env.encoding.encode`'s (float32, :func:`~nothanks_env.encoding.obs_size` values) and masks
@@ -27,7 +28,7 @@ import numpy as np
 
 from nothanks_env import encoding as enc
 from nothanks_env.game import Game, GameConfig
-from nothanks_env.policy import Policy
+from nothanks_env.policy import Policy, guard_actions
 from nothanks_env.table import Finished, LearnerTableBase, Seating
 
 SEED_BOUND = 2**63 - 1
@@ -112,7 +113,14 @@ class ScalarLearnerTable(LearnerTableBase):
         self._seat_games(idx, learner, opponents)
 
     def advance(self) -> Finished:
-        """Step the opponents of every game until each waits for its learner; deal again what ends."""
+        """Step the opponents of every game until each waits for its learner; deal again what ends.
+
+        Raises:
+            PolicyActionError: naming the opponent policy, for actions of ``act_observation`` that are no whole
+                action ids (``1.9``) or of the wrong shape (:func:`~nothanks_env.policy.guard_actions`), and
+                from :meth:`~nothanks_env.policy.Policy.act`.
+            IllegalActionError: for an action the phase forbids (from the engine).
+        """
         while True:
             seats = np.array([g.current_seat if not g.is_over else -1 for g in self.games], dtype=np.int64)
             idx = np.flatnonzero((seats >= 0) & (seats != self.learner))
@@ -127,7 +135,7 @@ class ScalarLearnerTable(LearnerTableBase):
                 if act_observation is not None:  # encoded as that network was trained
                     memory, record = bool(getattr(pol, "chip_memory", False)), bool(getattr(pol, "behaviour", False))
                     obs, mask = self._encode(idx[rows], seats[idx[rows]], memory, record)
-                    acts[rows] = act_observation(obs, mask)
+                    acts[rows] = guard_actions(pol, act_observation(obs, mask), rows.shape, self.config.num_actions)
                 else:
                     for r in rows.tolist():
                         g = self.games[idx[r]]

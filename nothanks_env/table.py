@@ -37,7 +37,7 @@ import numpy as np
 
 from nothanks_env.encoding import encode_batch
 from nothanks_env.game import PASS, GameConfig, IllegalActionError
-from nothanks_env.policy import Policy, PolicyActionError, whole_actions
+from nothanks_env.policy import Policy, PolicyActionError, guard_actions, whole_actions
 from nothanks_env.vector import BatchView, VectorGame
 
 Seating = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -67,10 +67,10 @@ def act_grouped(
         ids: int (B,): who acts in each game, an id that ``policy`` turns into a :class:`Policy`.
         policy: id -> policy, called once per distinct id.
         checked: raise if a policy returns a wrong shape or an illegal action (for untrusted policies).
-            Without it, int (or bool) arrays of the right shape are taken as they are (the hot path of self-play;
-            the engine refuses an id out of range or a PASS at 0 chips), and any other array (floats, objects)
-            or shape is checked by :func:`~nothanks_env.policy.whole_actions`: ``1.0`` is TAKE, ``1.9`` is
-            refused, not cut to TAKE.
+            Without it, :func:`~nothanks_env.policy.guard_actions` reads them: int (or bool) arrays of the
+            right shape are taken as they are (the hot path of self-play; the engine refuses an id out of range
+            or a PASS at 0 chips), and any other array (floats, objects) or shape is checked by
+            :func:`~nothanks_env.policy.whole_actions`: ``1.0`` is TAKE, ``1.9`` is refused, not cut to TAKE.
 
     Returns:
         int64 (B,): PASS (0) or TAKE (1) per game.
@@ -100,8 +100,8 @@ def act_grouped(
             out = np.asarray(pol.act_batch(view.take(rows)))
         if checked:
             _check_actions(pol, out, view.own_chips[rows])
-        elif out.dtype.kind not in "biu" or out.shape != (stop - start,):
-            out = whole_actions(pol, out, (stop - start,), 2)  # 1.9 refused, not cut to TAKE; no broadcast
+        else:
+            out = guard_actions(pol, out, (stop - start,), 2)  # 1.9 refused, not cut to TAKE; no broadcast
         acts[rows] = out
     for parts in stacked.values():
         stack = parts[0][0].stack
@@ -116,8 +116,8 @@ def act_grouped(
             at += len(r)
             if checked:
                 _check_actions(pol, out, view.own_chips[r])
-            elif out.dtype.kind not in "biu" or out.shape != r.shape:
-                out = whole_actions(pol, out, r.shape, 2)
+            else:
+                out = guard_actions(pol, out, r.shape, 2)
             acts[r] = out
     return acts
 

@@ -127,7 +127,7 @@ def test_presets_and_overrides():
         ({"preset": "nope"}, r"preset: expected one of \[.*'standard'.*\], got 'nope'"),
         ({"num_players": 8}, r"num_players: expected an int in 3..7, got 8"),
         ({"reward": "score"}, r"reward: expected one of \['win', 'rank', 'penalty'\], got 'score'"),
-        ({"render_mode": "rgb_array"}, r"render_mode: expected None or one of \['ansi', 'human'\], got 'rgb_array'"),
+        ({"render_mode": "rgb"}, r"render_mode: expected None or one of \['ansi', 'human', 'rgb_array'\], got 'rgb'"),
         ({"chip_memory": "yes"}, r"chip_memory: expected True or False, got 'yes'"),
         ({"num_chips": 3}, r"config field: expected one of \[.*'starting_chips'.*\], got \['num_chips'\]"),
         ({"preset": "standard", "config": GameConfig()}, r"preset, config: expected at most one"),
@@ -555,6 +555,23 @@ def test_render_ansi_and_human(capsys):
     assert "?" not in e.render()
     with pytest.warns(UserWarning, match="without a render_mode"):
         assert nothanks_v0.raw_env().render() is None
+
+
+def test_render_rgb_array_is_the_public_table_and_the_envs_agree_on_render_modes(capsys):
+    from pettingzoo.test import render_test
+
+    from nothanks_env.gym_env import SingleAgentEnv
+    from nothanks_env.render import render_rgb, rgb_shape
+
+    e = nothanks_v0.raw_env(render_mode="rgb_array", num_players=5, preset="wildcards")
+    e.reset(seed=0)
+    img = e.render()
+    assert img.shape == rgb_shape(e.config) == (144, 672, 3) and img.dtype == np.uint8
+    np.testing.assert_array_equal(img, render_rgb(e.game))  # nobody marked
+    for key in ("render_modes", "render_fps"):
+        assert e.metadata[key] == SingleAgentEnv.metadata[key]
+    assert e.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
+    render_test(lambda render_mode=None: nothanks_v0.env(render_mode=render_mode))
 
 
 @pytest.mark.parametrize(

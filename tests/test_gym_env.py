@@ -18,7 +18,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 import nothanks_env
 from nothanks_env import encoding as enc
 from nothanks_env.env import reward_values
-from nothanks_env.game import PASS, TAKE, Deal, IllegalActionError, RuleError
+from nothanks_env.game import PASS, TAKE, Deal, GameConfig, IllegalActionError, RuleError
 from nothanks_env.gym_env import ENV_ID, SingleAgentEnv
 from nothanks_env.policy import Policy
 from nothanks_env.presets import PRESETS
@@ -183,6 +183,103 @@ def test_render_human_prints_the_learners_table(capsys):
     assert "*  player_1" in out or "*> player_1" in out
     with pytest.warns(UserWarning, match="render\\(\\) called without a render_mode"):
         assert SingleAgentEnv().render() is None
+
+
+def test_sb3_make_vec_env_by_id_works_with_rgb_array_frames():
+    # SB3's make_vec_env(env_id) calls gym.make(env_id, render_mode="rgb_array") and falls back only on a
+    # TypeError: the env's RuleError for a render mode it lacked stopped it
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from nothanks_env.render import rgb_shape
+
+    vec = make_vec_env(ENV_ID, n_envs=2, seed=0, env_kwargs={"num_players": 4, "opponents": "heuristic"})
+    assert vec.render_mode == "rgb_array"
+    assert vec.reset().shape == (2, 389)
+    shape = rgb_shape(GameConfig(num_players=4))
+    assert [(f.shape, f.dtype) for f in vec.get_images()] == [(shape, np.uint8)] * 2
+    assert [m.tolist() for m in vec.env_method("action_masks")] == [[True, True]] * 2
+    obs, rewards, dones, _ = vec.step(np.array([TAKE, TAKE]))
+    assert obs.shape == (2, 389) and rewards.tolist() == [0.0, 0.0] and dones.tolist() == [False, False]
+
+
+def test_render_rgb_array_draws_the_table_and_changes_as_cards_are_taken():
+    from nothanks_env.render import CELL, EMPTY, FACE_UP, LEARNER, SEAT_COLOURS, UNSEEN, rgb_cell, rgb_shape
+
+    env = SingleAgentEnv(render_mode="rgb_array", opponents="never-take", learner_seat=1, starting_seat=1)
+    assert "rgb_array" in env.metadata["render_modes"] and env.metadata["render_fps"] == 4
+    env.reset(seed=0, options={"deals": [Deal(DECK, HIDDEN)]})
+    cfg = env.config
+
+    def colour(img: np.ndarray, seat: int | None, card: int) -> list[int]:
+        y, x = rgb_cell(cfg, seat, card)
+        block = img[y : y + CELL, x : x + CELL].reshape(-1, 3)
+        assert (block == block[0]).all()  # one colour per cell
+        return block[0].tolist()
+
+    frames = [env.render()]
+    assert frames[0].shape == rgb_shape(cfg) == (112, 592, 3) and frames[0].dtype == np.uint8
+    assert colour(frames[0], None, 35) == list(FACE_UP)
+    assert all(colour(frames[0], None, c) == list(UNSEEN) for c in range(3, 35))  # deck and hidden: unseen
+    assert all(colour(frames[0], s, c) == list(EMPTY) for s in range(3) for c in range(3, 36))
+    y, x = rgb_cell(cfg, 1, 3)
+    assert (frames[0][y : y + CELL, :x] == LEARNER).all(-1).any()  # the learner's seat is marked ...
+    for seat in (0, 2):  # ... and no other
+        y, x = rgb_cell(cfg, seat, 3)
+        assert not (frames[0][y : y + CELL, :x] == LEARNER).all(-1).any()
+    for _ in range(3):  # the learner takes 35, 3 and 4
+        env.step(TAKE)
+        frames.append(env.render())
+    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))
+    me = list(SEAT_COLOURS[1])
+    assert [colour(frames[3], None, c) for c in (35, 3, 4)] == [me] * 3 and colour(frames[3], None, 5) == list(FACE_UP)
+    # in the learner's row the lowest card of a run (it scores) is bright, the rest of the run dark
+    assert [colour(frames[3], 1, c) for c in (35, 3, 4)] == [me, me, [c // 2 for c in me]]
+    assert colour(frames[3], 0, 35) == colour(frames[3], 2, 35) == list(EMPTY)
+
+
+def test_render_rgb_array_shows_nothing_hidden():
+    # Two games whose public histories are the same but whose deck order and face-down removals differ, and
+    # then whose hidden chip counts (the learner's own too) differ: the same image. With visible chips it differs.
+    from nothanks_env.game import Game
+
+    game = Game(GameConfig(num_players=3))
+    game.reset(seed=7)
+    deal = game.deals[0]
+    swapped = (*deal.deck[:-1], deal.removed_hidden[0])  # the last card and a removed one trade places
+    deals = [deal, Deal(swapped, tuple(sorted((*deal.removed_hidden[1:], deal.deck[-1]))))]
+
+    def envs(**kwargs) -> list[SingleAgentEnv]:
+        out = []
+        for d in deals:
+            env = SingleAgentEnv(render_mode="rgb_array", opponents=["threshold", "heuristic"], learner_seat=0,
+                                 starting_seat=0, **kwargs)  # fmt: skip
+            env.reset(seed=0, options={"deals": [d]})
+            out.append(env)
+        return out
+
+    a, b = envs()
+    assert a.game.deals[0] != b.game.deals[0]
+    np.testing.assert_array_equal(a.render(), b.render())
+    steps = 0
+    for action in [PASS, TAKE, PASS, PASS, TAKE] * 20:
+        action = action if a.action_masks()[action] else TAKE
+        a.step(action), b.step(action)
+        if a.game.is_over or len(a.game.deck) == 1:  # the last card is up: they differ in public now
+            break
+        assert a.game.history == b.game.history
+        np.testing.assert_array_equal(a.render(), b.render())
+        steps += 1
+    assert steps >= 8 and all(a.game.cards)
+    for visible in (False, True):
+        a, b = envs(opponent_chips="visible" if visible else "hidden")
+        for action in (PASS, PASS, TAKE, PASS):
+            a.step(action), b.step(action)
+        np.testing.assert_array_equal(a.render(), b.render())
+        b.game.chips[0] += 1  # the learner's
+        b.game.chips[1] -= 1
+        b.game.chips[2] += 5
+        # drawn only where the config shows them: the test sees them when they are drawn
+        assert np.array_equal(a.render(), b.render()) is not visible
 
 
 # ---------------------------------------------------------------------------- rewards and episode end
@@ -369,7 +466,7 @@ def test_hidden_opponent_chips_do_not_leak(kwargs, leaks):
         ({"opponents": "nonsense"}, ValueError, r"policy spec 'nonsense'"),
         ({"learner_seat": 3}, RuleError, r"learner_seat: expected None \(drawn per game\) or an int in 0..2, got 3"),
         ({"reward": "score"}, RuleError, r"reward: expected one of \['win', 'rank', 'penalty'\], got 'score'"),
-        ({"render_mode": "rgb_array"}, RuleError, r"render_mode: expected None or one of"),
+        ({"render_mode": "rgb"}, RuleError, r"render_mode: expected None or one of \['ansi', 'human', 'rgb_array'\]"),
         ({"chip_memory": 1}, RuleError, r"chip_memory: expected True or False, got 1"),
         ({"num_players": 8}, RuleError, r"num_players: expected an int in 3..7, got 8"),
         ({"colour": "red"}, RuleError, r"config field: expected one of .* got \['colour'\]"),

@@ -184,8 +184,10 @@ def test_arguments_and_actions_are_checked():
         NoThanksVectorEnv(2, preset="match3")
     with pytest.raises(RuleError, match="num_envs: expected an int >= 1, got 0"):
         NoThanksVectorEnv(0)
-    with pytest.raises(RuleError, match=r"autoreset_mode: expected one of \['NextStep', 'SameStep'\], got 'Disabled'"):
-        NoThanksVectorEnv(2, autoreset_mode="Disabled")
+    with pytest.raises(
+        RuleError, match=r"autoreset_mode: expected one of \['NextStep', 'SameStep', 'Disabled'\], got 'Never'"
+    ):
+        NoThanksVectorEnv(2, autoreset_mode="Never")
     with pytest.raises(RuleError, match=r"opponent_rng: expected one of \['per_env', 'shared'\], got 'global'"):
         NoThanksVectorEnv(2, opponent_rng="global")
     with pytest.raises(RuleError, match="render_mode: expected None"):
@@ -193,12 +195,15 @@ def test_arguments_and_actions_are_checked():
     vec = NoThanksVectorEnv(2, opponents="never-take", starting_chips=0, learner_seat=0, starting_seat=0)
     with pytest.raises(RuntimeError, match="reset"):
         vec.step(np.ones(2, dtype=np.int64))
-    for options in ({"deals": []}, [1], [], 0):  # [] and 0 were taken as no options
+    for options, message in [
+        ({"deals": []}, "options: expected keys among 'reset_mask', got unknown key 'deals'"),
+        ([1], "options: expected a dict or None, got [1]"),
+        ([], "options: expected a dict or None, got []"),  # [] and 0 were taken as no options
+        (0, "options: expected a dict or None, got 0"),
+    ]:
         with pytest.raises(RuleError) as e:
             vec.reset(options=options)
-        assert (
-            str(e.value) == f"options: expected None or {{}} (the vector env takes no reset options), got {options!r}"
-        )
+        assert str(e.value) == message
     with pytest.raises(RuleError, match="seed: expected None, an int or a list of 2"):
         vec.reset(seed=[1])
     vec.reset(seed=0)
@@ -240,3 +245,126 @@ def test_an_opponent_returning_a_fraction_or_an_id_out_of_range_is_refused_namin
     vec.reset(seed=0)
     _, _, terminated, _, _ = vec.step(np.full(2, PASS))
     assert terminated.tolist() == [True, True]  # 1.0 is TAKE: seat 1 takes every card after the learner's pass
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+def test_partial_resets_equal_sync_vector_env_of_single_envs(mode):
+    # options={"reset_mask": mask} was refused ("the vector env takes no reset options"), and "Disabled"
+    # autoreset, which needs it, with it. Partial resets at random moments (mid-game, and in NextStep mode also
+    # right after a game ended), with no seed, an int seed and a list of seeds, against SyncVectorEnv.
+    n = 5
+    kwargs = {"num_players": 4, "opponents": ["random", "heuristic", "stochastic"]}
+    vec = NoThanksVectorEnv(n, autoreset_mode=mode, **kwargs)
+    ref = SyncVectorEnv([lambda: SingleAgentEnv(**kwargs) for _ in range(n)], autoreset_mode=mode)
+    (obs_v, info_v), (obs_r, info_r) = vec.reset(seed=0), ref.reset(seed=0)
+    assert_same(obs_v, obs_r, "obs")
+    assert_same(info_v, info_r)
+    first_infos, first_seats = info_v, info_v["learner_seat"].copy()
+    rng = np.random.default_rng(2)
+    terminated = np.zeros(n, dtype=bool)
+    partial = ended_then_reset = full = 0
+    for step in range(400):
+        mask, whole = None, terminated.any() and step % 10 == 5  # a full reset right after games ended, unseeded
+        if whole:
+            mask = np.ones(n, dtype=bool)
+        elif terminated.any() and (mode is AutoresetMode.DISABLED or step % 2):  # games that just ended, and others
+            mask = terminated | (rng.random(n) < 0.2)
+        elif step % 9 == 4:  # mid-game
+            mask = rng.random(n) < 0.3
+            mask[rng.integers(n)] = True
+        if mask is not None:
+            seed = [None, 100 + step, [int(s) if s < 50 else None for s in rng.integers(0, 100, n)]][step % 3]
+            last_terminated = terminated.copy()
+            if whole:
+                (obs_v, info_v), (obs_r, info_r) = vec.reset(), ref.reset()
+                full += 1
+            else:
+                options = {"reset_mask": mask}
+                obs_v, info_v = vec.reset(seed=seed, options=options)
+                assert options == {"reset_mask": mask}  # not popped, as SyncVectorEnv pops it
+                obs_r, info_r = ref.reset(seed=seed, options={"reset_mask": mask.copy()})
+            assert terminated.tolist() == last_terminated.tolist()  # the last step's array is the caller's
+            assert_same(obs_v, obs_r, f"step {step}: partial reset obs")
+            assert_same(info_v, info_r, f"step {step}: partial reset infos")
+            assert info_v["_action_mask"].tolist() == mask.tolist()
+            partial += 1
+            ended_then_reset += int((terminated & mask).sum())
+        actions = np.where(vec.action_masks()[:, PASS], rng.integers(0, 2, n), TAKE).astype(np.int64)
+        out_v, out_r = vec.step(actions), ref.step(actions)
+        for name, a, b in zip(("obs", "rewards", "terminations", "truncations", "infos"), out_v, out_r):
+            assert_same(a, b, f"step {step}: {name}")
+        terminated = out_v[2]
+        np.testing.assert_array_equal(vec.action_masks(), np.asarray(ref.call("action_masks")))
+    assert partial > 40 and ended_then_reset > 10 and full >= 3
+    # the first reset's infos are the caller's: the table's seats array, which later games changed, was returned
+    assert first_infos["learner_seat"].tolist() == first_seats.tolist() != vec.table.learner.tolist()
+    if mode is AutoresetMode.DISABLED:
+        with pytest.raises(IllegalActionError) as e:
+            while True:  # play on until some game ends, then step once more without resetting it
+                done = vec.step(np.ones(n, dtype=np.int64))[2]
+                if done.any():
+                    vec.step(np.ones(n, dtype=np.int64))
+        assert str(e.value) == (
+            f"step: expected a game in progress in every sub-env (autoreset_mode 'Disabled'), got sub-envs "
+            f"{np.flatnonzero(done).tolist()} whose game ended; reset them first with reset(options={{'reset_mask': "
+            f"mask}})"
+        )
+
+
+def test_a_partial_reset_deals_fresh_games_where_masked_and_leaves_the_others():
+    vec = NoThanksVectorEnv(4, num_players=3, opponents="heuristic")
+    vec.reset(seed=0)
+    for _ in range(5):
+        obs, _, terminated, _, infos = vec.step(np.ones(4, dtype=np.int64))
+    assert not terminated.any()
+    pos, deck = vec.table.game.pos.copy(), vec.table.game.deck.copy()
+    mask = np.array([True, False, True, False])
+    new_obs, new_infos = vec.reset(seed=10, options={"reset_mask": mask})
+    np.testing.assert_array_equal(new_obs[~mask], obs[~mask])  # the others: as the last step left them
+    np.testing.assert_array_equal(vec.table.game.pos[~mask], pos[~mask])
+    np.testing.assert_array_equal(vec.table.game.deck[~mask], deck[~mask])
+    single = SingleAgentEnv(num_players=3, opponents="heuristic")
+    for i in (0, 2):  # the reset ones: the first decision of a single env reset with seed 10 + i
+        first, info = single.reset(seed=10 + i)
+        np.testing.assert_array_equal(new_obs[i], first)
+        np.testing.assert_array_equal(vec.table.game.deck[i], single.game.deals[0].deck)
+        assert new_infos["learner_seat"][i] == info["learner_seat"]
+        assert new_infos["action_mask"][i].tolist() == info["action_mask"].tolist()
+    assert new_infos["_action_mask"].tolist() == new_infos["_learner_seat"].tolist() == mask.tolist()
+    assert new_infos["action_mask"][~mask].tolist() == [[0, 0], [0, 0]]  # as SyncVectorEnv: no info there
+    # the same calls replay the same games
+    again = NoThanksVectorEnv(4, num_players=3, opponents="heuristic")
+    again.reset(seed=0)
+    for _ in range(5):
+        again.step(np.ones(4, dtype=np.int64))
+    np.testing.assert_array_equal(again.reset(seed=10, options={"reset_mask": mask})[0], new_obs)
+
+
+def test_a_bad_reset_mask_is_refused_naming_what_was_expected_and_nothing_is_reset():
+    vec = NoThanksVectorEnv(3, num_players=3)
+    with pytest.raises(RuleError) as e:
+        vec.reset(options={"reset_mask": np.ones(3, dtype=bool)})
+    assert str(e.value) == (
+        "options['reset_mask']: expected a full reset() first (the other sub-envs have no game yet), got a partial "
+        "reset before it"
+    )
+    obs, _ = vec.reset(seed=0)
+    pos = vec.table.game.pos.copy()
+    for mask, got in [
+        ([True, False, True], "[True, False, True]"),
+        (np.array([1, 0, 1]), "int64 array of shape (3,)"),
+        (np.ones(2, dtype=bool), "bool array of shape (2,)"),
+        (np.ones((3, 1), dtype=bool), "bool array of shape (3, 1)"),
+    ]:
+        with pytest.raises(RuleError) as e:
+            vec.reset(seed=5, options={"reset_mask": mask})
+        assert str(e.value) == f"options['reset_mask']: expected a bool NumPy array of shape (3,), got {got}"
+    with pytest.raises(RuleError) as e:
+        vec.reset(seed=5, options={"reset_mask": np.zeros(3, dtype=bool)})
+    assert str(e.value) == (
+        "options['reset_mask']: expected at least one True (a sub-env to reset), got [False, False, False]"
+    )
+    with pytest.raises(RuleError) as e:
+        vec.reset(options={"reset_mask": np.ones(3, dtype=bool), "deals": []})
+    assert str(e.value) == "options: expected keys among 'reset_mask', got unknown key 'deals'"
+    np.testing.assert_array_equal(vec.table.game.pos, pos)  # nothing was reset

@@ -175,3 +175,43 @@ def test_an_opponent_action_the_engine_refuses_names_the_opponent():
         "policy two: expected whole action ids (PASS=0 or TAKE=1), got 2 of 2 that are not, the first 2"
     )
     assert table.game.pos.tolist() == before.tolist() and table.game.seat.tolist() == [2, 2]  # seat 2 did not move
+
+
+def test_the_scalar_table_refuses_a_networks_fraction_instead_of_cutting_it():
+    # ScalarLearnerTable (self-play with special cards) stored act_observation's 1.9 in its int actions, a TAKE,
+    # and broadcast one action to every game; it now reads them as LearnerTable does (guard_actions).
+    from nothanks_env.policy import PolicyActionError
+    from nothanks_env.scalar_table import ScalarLearnerTable
+
+    class Net:
+        chip_memory = behaviour = False
+
+        def __init__(self, name: str, out) -> None:
+            self.name, self.out = name, out
+
+        def act_observation(self, obs, mask):
+            assert obs.shape == (len(mask), 499) and mask.shape == (len(obs), 125)
+            return self.out(mask)
+
+    cfg = GameConfig(num_players=3, starting_seat=0, special_cards=("wild", "delete"))
+
+    def play(net: Net) -> ScalarLearnerTable:
+        passes = Net("passes", lambda mask: np.zeros(len(mask), dtype=np.int64))
+        seat = lambda idx: (np.zeros(len(idx), dtype=np.int64), np.array([[-1, 0, 1]] * len(idx)))  # noqa: E731
+        table = ScalarLearnerTable(cfg, 2, policy=[net, passes].__getitem__, seat=seat, seed=0)
+        table.reset()
+        assert [g.phase for g in table.games] == ["offer", "offer"]  # a number card up: PASS and TAKE legal
+        table.step(np.full(2, PASS))  # seat 1 (net) acts next
+        return table
+
+    table = play(Net("whole-float", lambda mask: np.zeros(len(mask))))  # 0.0 is PASS
+    assert [g.pot for g in table.games] == [3, 3] and [g.current_seat for g in table.games] == [0, 0]
+    for out, message in [
+        (lambda mask: np.full(len(mask), 1.9), "expected whole action ids (0..124), got 2 of 2 that are not, the "
+         "first 1.9"),
+        (lambda mask: np.zeros(1, dtype=np.int64), "expected actions of shape (2,), got (1,)"),
+        (lambda mask: [0.5, 0], "expected whole action ids (0..124), got 1 of 2 that are not, the first 0.5"),
+    ]:  # fmt: skip
+        with pytest.raises(PolicyActionError) as e:
+            play(Net("float-net", out))
+        assert str(e.value) == f"policy float-net: {message}"
