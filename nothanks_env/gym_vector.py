@@ -214,16 +214,21 @@ class NoThanksVectorEnv(VectorEnv):
             (obs float32 (num_envs, obs_size), infos): ``infos`` as a step's, for the reset sub-envs only.
 
         Raises:
-            RuleError: for a bad ``seed``, ``options`` that are not a dict, a key other than ``"reset_mask"``, a
-                mask that is no bool NumPy array (num_envs,) with a True, or a partial reset before the first
-                full one; nothing is reset then.
+            RuleError: for a bad ``seed`` (a list entry that is no int or None is named by its index),
+                ``options`` that are not a dict, a key other than ``"reset_mask"``, a mask that is no bool NumPy
+                array (num_envs,) with a True, or a partial reset before the first full one; nothing is reset then.
         """
         chosen = self._reset_mask(reset_options(options, accepted=VECTOR_RESET_OPTIONS).get("reset_mask"))
         if seed is None:
             seeds: list[int | None] = [None] * self.num_envs
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seeds = [int(seed) + i for i in range(self.num_envs)]
-        elif isinstance(seed, (list, tuple)) and len(seed) == self.num_envs:
+        elif isinstance(seed, (list, tuple)):
+            if len(seed) != self.num_envs:
+                raise RuleError(f"seed: expected a list of {self.num_envs} ints or None, got {len(seed)}: {seed!r}")
+            for i, s in enumerate(seed):
+                if s is not None and (not isinstance(s, (int, np.integer)) or isinstance(s, bool)):
+                    raise RuleError(f"seed[{i}]: expected an int or None, got {s!r}")
             seeds = list(seed)
         else:
             raise RuleError(f"seed: expected None, an int or a list of {self.num_envs} ints or None, got {seed!r}")

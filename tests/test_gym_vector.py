@@ -204,8 +204,20 @@ def test_arguments_and_actions_are_checked():
         with pytest.raises(RuleError) as e:
             vec.reset(options=options)
         assert str(e.value) == message
-    with pytest.raises(RuleError, match="seed: expected None, an int or a list of 2"):
-        vec.reset(seed=[1])
+    for seed, message in [
+        ([1], "seed: expected a list of 2 ints or None, got 1: [1]"),
+        ((1, 2, 3), "seed: expected a list of 2 ints or None, got 3: (1, 2, 3)"),
+        ([1.5, 2], "seed[0]: expected an int or None, got 1.5"),  # was cut to 1
+        ([None, True], "seed[1]: expected an int or None, got True"),  # was seed 1
+        ([2, "3"], "seed[1]: expected an int or None, got '3'"),
+        (1.5, "seed: expected None, an int or a list of 2 ints or None, got 1.5"),
+        (True, "seed: expected None, an int or a list of 2 ints or None, got True"),
+    ]:
+        with pytest.raises(RuleError) as e:
+            vec.reset(seed=seed)
+        assert str(e.value) == message
+    vec.reset(seed=[np.int64(3), None])  # NumPy integers are ints
+    assert vec.reset(seed=[np.int64(3), 4])[0].tolist() == vec.reset(seed=3)[0].tolist()
     vec.reset(seed=0)
     before = vec.table.game.pos.copy()
     for bad, pattern in [

@@ -377,13 +377,42 @@ def test_main_reports_a_bot_returning_no_legal_action_in_one_error_line(bot, pre
     spec = f"{__name__}:{bot.__name__}"  # as pytest imported this module
     argv = ["--opponents", spec, "heuristic", "--preset", preset, "--seed", "1", "--seat", "0", "--plain"]
 
-    def answer(prompt: str) -> str:  # pass while you can
+    prompts = []
+
+    def answer(prompt: str) -> str:  # pass while you can; save the unfinished game when asked
+        prompts.append(prompt)
+        if prompt.startswith("save the unfinished game?"):
+            return "y"
         return "b 0" if "auction" in prompt else "t" if " 0 chips left" in prompt else "p"
 
+    path = tmp_path / "g.json"
     with pytest.raises(SystemExit) as e:
-        play.main([*argv, "--save", str(tmp_path / "g.json")], input_fn=answer, out=io.StringIO())
+        play.main([*argv, "--save", str(path)], input_fn=answer, out=io.StringIO())
     err = capsys.readouterr().err
-    assert e.value.code == 2 and err == f"error: --opponents: {message.format(spec=spec)}\n"
+    kept = f"; the unfinished game was saved to {path}"
+    assert e.value.code == 2 and err == f"error: --opponents: {message.format(spec=spec)}{kept}\n"
+    # the human's moves up to the bot's failure are kept, as a quit keeps them; the bot's action is not in it
+    assert prompts[-1] == "save the unfinished game? [y/n]: "
+    rec = GameRecord.load(path)
+    move = int(message.split(" at move ")[1].split(":")[0])
+    assert rec.penalties is None and len(rec.actions) == move and rec.agents == ("human", spec, "heuristic")
+
+
+def test_a_failing_bot_offers_to_save_as_a_quit_does(tmp_path: Path):
+    for lines, saved in [(["p", "maybe", "n"], False), (["p"], False), (["p", "y"], True)]:  # ["p"]: end of input
+        game, _ = scripted_game()
+        path = tmp_path / "bot.json"
+        with pytest.raises(PolicyActionError) as e:
+            run(game, 0, {1: FloatTake(), 2: NeverTakePolicy()}, lines, path, seed=0)
+        kept = f"saved to {path}" if saved else "not saved"
+        assert str(e.value) == (
+            "player_1 (float-take) at move 1: policy float-take: expected whole action ids (PASS=0 or TAKE=1), got "
+            f"1.9; the unfinished game was {kept}"
+        )
+        assert path.exists() == saved
+        if saved:
+            assert GameRecord.load(path).actions == (P,) and GameRecord.load(path).seed == 0
+            path.unlink()
 
 
 # ------------------------------------------------------------------ the wildcards variant (special cards)

@@ -530,6 +530,22 @@ def test_resume_refuses_a_changed_network_before_writing_anything(smoke_run, tmp
     assert digest(run) == before  # no TensorBoard file, no config rewrite
 
 
+def test_resume_takes_the_same_rules_spelled_with_a_preset(smoke_run, tmp_path, capsys):
+    # the run was made with no preset: "standard" plays the same games, but was refused as game.preset
+    run = tmp_path / smoke_run.name
+    subprocess.run(["cp", "-r", str(smoke_run), str(run)], check=True)
+    args = ["--resume", str(run), "--set", "run.total_timesteps=6144"]
+    for preset, message in [
+        ("visible_chips", "game.opponent_chips: expected the run's 'hidden'"),
+        ("match3", "game.num_deals: expected the run's 1"),
+    ]:  # other rules are still refused, naming the rule
+        assert main([*args, "--set", f"game.preset={preset}"]) == 2
+        assert capsys.readouterr().err.startswith(f"error: --resume: {message} (checkpoint step_0000004096 ")
+    assert main([*args, "--set", "game.preset=standard"]) == 0
+    assert [p.name for p in step_checkpoints(run)][-1] == "step_0000006144"
+    assert yaml.safe_load((run / "config.yaml").read_text())["game"]["preset"] == "standard"
+
+
 def test_resume_of_a_run_whose_saved_spec_is_refused_says_how_to_go_on(smoke_run, tmp_path, capsys):
     # A spec since renamed in the run's saved config.yaml refused the resume naming the key and the spec, but not
     # that the value is the saved one, nor that --set replaces it on resume. It is never loaded silently.

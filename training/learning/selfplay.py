@@ -49,6 +49,7 @@ from typing import Any, Self
 
 import numpy as np
 import torch
+from pydantic import ValidationError
 
 from nothanks_env import encoding as enc
 from nothanks_env.game import BID0, MAX_BID, did_you_mean
@@ -57,6 +58,7 @@ from training.learning import runs
 from training.learning.config import (
     Config,
     ConfigError,
+    GameSection,
     changed_key,
     dotted_flags_as_set,
     dump_config,
@@ -296,12 +298,26 @@ def _deal_rng(table) -> np.random.Generator:
 
 
 def check_resume(cfg: Config, meta: dict[str, Any], checkpoint: Path) -> None:
-    """Refuse a resumed config that changes a :data:`RESUME_FIXED` key of the checkpoint's own config.
+    """Refuse a resumed config that changes a :data:`RESUME_FIXED` key of the checkpoint's own config. The game is
+    compared by the rules it resolves to, so ``game.preset: standard`` resumes a run made with no preset.
 
     Raises:
         ConfigError: naming the key, the run's value and the value received.
     """
-    changed = changed_key(meta.get("config") or {}, cfg.model_dump(mode="json"), RESUME_FIXED)
+    saved, mine = dict(meta.get("config") or {}), cfg.model_dump(mode="json")
+    if saved.get("game") is not None:  # the rules played, not how they were spelled (no preset or "standard")
+        try:
+            theirs = GameSection.model_validate(saved["game"])
+        except ValidationError:  # a section this version refuses: compared as written
+            pass
+        else:  # the GameConfig each count resolves to; if they differ, the first rule field (or count) is named
+            games = (theirs, cfg.game)
+            rules = [[g.game_config(n) for n in g.num_players] for g in games]
+            if rules[0] == rules[1]:
+                del saved["game"]
+            else:
+                saved["game"], mine["game"] = (g.model_dump(mode="json", exclude={"preset"}) for g in games)
+    changed = changed_key(saved, mine, RESUME_FIXED)
     if changed is not None:
         key, a, b = changed
         raise ConfigError(

@@ -25,7 +25,8 @@ At the end the game is saved as a JSON record (:mod:`nothanks_env.records`) to `
 unfinished game. The path is checked before the game starts: one that cannot be written, or an existing file
 (unless ``--overwrite``), is refused.
 Replay it with ``python -m training.replay PATH``. An opponent that returns no legal action (a fraction such as
-``1.9`` included: it is not cut to ``1``) stops the game with one ``error:`` line naming it (exit code 2).
+``1.9`` included: it is not cut to ``1``) stops the game: saving the unfinished game is offered as on a quit,
+then one ``error:`` line names the bot and says where the game was saved (exit code 2).
 
 The loop is :func:`play_game`, which takes its input as a function and writes to a :class:`Display`, so
 tests drive it with scripted input.
@@ -155,7 +156,8 @@ def play_game(
     Raises:
         ValueError: if the seats of ``opponents`` are not exactly the seats other than ``human_seat``.
         PolicyActionError: if an opponent policy returns anything but a legal action id (``2``, a fraction such
-            as ``1.9``, a PASS without a chip), naming its seat and label; the action is not replaced.
+            as ``1.9``, a PASS without a chip), naming its seat and label; the action is not replaced. Saving the
+            unfinished game is offered first, as on a quit, and the message says where it was saved.
     """
     n = game.config.num_players
     others = sorted(set(range(n)) - {human_seat})
@@ -195,7 +197,17 @@ def play_game(
             try:
                 ended = game.step(act_one(opponents[seat], game))
             except (PolicyActionError, IllegalActionError) as e:  # its fault: never replaced by another action
-                raise PolicyActionError(f"player_{seat} ({agents[seat]}) at move {len(game.history)}: {e}") from e
+                bot = f"player_{seat} ({agents[seat]})"
+                display.line(f"the game stops: {bot} returned no legal action", style="red")
+                record = record_from_game(game, seed=seed, agents=list(agents))
+                saved, kept = _offer_save(record, display, input_fn, save_path), ""
+                if save_path is not None:
+                    kept = (
+                        f"; the unfinished game was saved to {saved}"
+                        if saved
+                        else "; the unfinished game was not saved"
+                    )
+                raise PolicyActionError(f"{bot} at move {len(game.history)}: {e}{kept}") from e
             after_step(ended)
             continue
         display.line("")
@@ -347,13 +359,19 @@ def _quit(
     game: Game, display: Display, input_fn: InputFn, save_path: Path | None, seed: int | None, agents: Sequence[str]
 ) -> PlayResult:
     record = record_from_game(game, seed=seed, agents=list(agents))
-    saved = None
-    if save_path is not None and _yes_no("save the unfinished game? [y/n]: ", display, input_fn):
-        saved = _save(record, save_path, display)
-    elif save_path is not None:
-        display.line("not saved")
+    saved = _offer_save(record, display, input_fn, save_path)
     display.line("bye")
     return PlayResult(record, finished=False, saved_to=saved)
+
+
+def _offer_save(record: GameRecord, display: Display, input_fn: InputFn, save_path: Path | None) -> Path | None:
+    """Ask whether to save an unfinished game (end of input answers no); where it was saved, or None."""
+    if save_path is None:
+        return None
+    if _yes_no("save the unfinished game? [y/n]: ", display, input_fn):
+        return _save(record, save_path, display)
+    display.line("not saved")
+    return None
 
 
 def _yes_no(prompt: str, display: Display, input_fn: InputFn) -> bool:
