@@ -13,6 +13,7 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
+from fixed_bots import Returns
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import nothanks_env
@@ -562,29 +563,17 @@ def test_an_opponent_returning_a_fraction_is_refused_naming_its_seat_not_cut_to_
     # int(act_batch(...)[0]) read 1.9 as TAKE at a standard table; with special cards the refusal named no seat
     from nothanks_env.policy import PolicyActionError
 
-    class Fraction(Policy):
-        name = "fraction"
-        plays_special_cards = True
-
-        def __init__(self, value: float) -> None:
-            super().__init__()
-            self.value = value
-
-        def act_batch(self, view):
-            return np.full(len(view), self.value)
-
-        def act_special(self, view):
-            return self.value
-
     for preset, ids in [("standard", "PASS=0 or TAKE=1"), ("wildcards", "0..124")]:
-        env = SingleAgentEnv(preset=preset, opponents=[Fraction(1.9), "random"], learner_seat=0, starting_seat=0)
+        env = SingleAgentEnv(
+            preset=preset, opponents=[Returns(1.9, "fraction"), "random"], learner_seat=0, starting_seat=0
+        )
         env.reset(seed=0)
         with pytest.raises(PolicyActionError) as e:
             env.step(PASS)
         assert str(e.value) == (
             f"opponent fraction in seat 1: policy fraction: expected whole action ids ({ids}), got 1.9"
         )
-    env = SingleAgentEnv(opponents=[Fraction(1.0), "never-take"], learner_seat=0, starting_seat=0)
+    env = SingleAgentEnv(opponents=[Returns(1.0, "fraction"), "never-take"], learner_seat=0, starting_seat=0)
     env.reset(seed=0)
     env.step(PASS)
     assert [(h.seat, h.action) for h in env.game.history[:3]] == [(0, PASS), (1, TAKE), (1, TAKE)]  # 1.0 is TAKE

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fixed_bots import FloatBidder, FloatTake, WholeFloatTake
 
 from nothanks_env.baselines import AlwaysTakePolicy, HeuristicPolicy, NeverTakePolicy
 from nothanks_env.game import PASS, TAKE, Deal, Game, GameConfig
@@ -297,37 +298,6 @@ def test_opponents_need_only_act_batch():
     result, _ = run(game, 0, {1: Bare(), 2: Bare()}, ["p", "p"])
     assert result.finished and result.record.agents == ("human", "Bare", "Bare")
     assert game.history[1].seat == 1 and game.history[1].action == TAKE
-
-
-class FloatTake(Policy):
-    """Computes its action as a float and returns 1.9, no action id (``int`` read it as TAKE)."""
-
-    name = "float-take"
-
-    def act_batch(self, view):
-        return np.full(len(view), 1.9)
-
-
-class WholeFloatTake(Policy):
-    """Returns ``np.ones``: TAKE as integral floats, which evaluation accepts."""
-
-    name = "whole-float-take"
-
-    def act_batch(self, view):
-        return np.ones(len(view))
-
-
-class FloatBidder(Policy):
-    """Plays special cards, but returns 1.9 from its scalar entry point (``int`` read it as action 1)."""
-
-    name = "float-bidder"
-    plays_special_cards = True
-
-    def act_batch(self, view):
-        return np.full(len(view), 1.9)
-
-    def act_special(self, view):
-        return 1.9
 
 
 class PassAlways(Policy):

@@ -18,6 +18,7 @@ pytest.importorskip("fastapi", reason="the web tests need the web extra: pip ins
 httpx = pytest.importorskip("httpx", reason="the web tests need httpx (web extra)")
 
 from fastapi.testclient import TestClient  # noqa: E402
+from fixed_bots import FloatTake, Returns, WholeFloatTake  # noqa: E402
 
 from nothanks_env.game import Deal, Game, GameConfig  # noqa: E402
 from nothanks_env.policy import Policy, act_one  # noqa: E402
@@ -410,24 +411,6 @@ class CrashInDealTwo(Policy):
         return never_take(view)
 
 
-class FloatTake(Policy):
-    """Computes its action as a float and returns 1.9, no action id (``int`` would read TAKE)."""
-
-    name = "float-take"
-
-    def act_batch(self, view):
-        return np.full(len(view), 1.9)
-
-
-class WholeFloatTake(Policy):
-    """Returns ``np.ones``: TAKE as integral floats, which evaluation accepts."""
-
-    name = "whole-float-take"
-
-    def act_batch(self, view):
-        return np.ones(len(view))
-
-
 class TwoTake(Policy):
     """Returns 2, out of the range of PASS/TAKE."""
 
@@ -587,24 +570,13 @@ def test_a_bot_returning_integral_floats_plays_them_as_actions(failing_catalog):
 
 
 def test_act_one_checks_the_scalar_entry_point_of_special_cards():
-    class Bidder(Policy):
-        name = "bidder"
-        plays_special_cards = True
-
-        def __init__(self, action: object) -> None:
-            super().__init__()
-            self.action = action
-
-        def act_special(self, view):
-            return self.action
-
     game = Game(GameConfig(num_players=3, special_cards=("wild",)))
     game.reset(seed=0)
     assert game.phase == "offer" and game.legal_actions() == (0, 1)  # 1.9 would be cut to TAKE
-    assert act_one(Bidder(np.float64(1.0)), game) == 1
+    assert act_one(Returns(np.float64(1.0), "bidder"), game) == 1
     for bad, shown in [(1.9, "1.9"), (np.float64(np.nan), "nan"), (-1, "-1"), ("1", "'1'")]:
         with pytest.raises(PolicyActionError) as e:
-            act_one(Bidder(bad), game)
+            act_one(Returns(bad, "bidder"), game)
         assert (
             str(e.value) == f"policy bidder: expected whole action ids (0..{game.config.num_actions - 1}), got {shown}"
         )

@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 import pytest
+from fixed_bots import FloatBidder, Returns
 from pettingzoo.test import api_test, seed_test
 
 from nothanks_env import encoding, nothanks_v0
@@ -31,7 +32,7 @@ from nothanks_env.game import (
     RuleError,
     describe_action,
 )
-from nothanks_env.policy import Policy, PolicyActionError
+from nothanks_env.policy import PolicyActionError
 from nothanks_env.presets import get_preset
 from nothanks_env.records import GameRecord, record_from_game, replay
 from nothanks_env.render import render_table
@@ -515,51 +516,27 @@ def test_heuristic_beats_random_in_wildcards_evaluation():
     assert report.games == 60 and report["heuristic"].win_rate > 0.8
 
 
-class FloatBidder(Policy):
-    """Plays special cards, but its scalar entry point returns 1.9, no action id: ``int`` read it as action 1."""
-
-    name = "float-bidder"
-    plays_special_cards = True
-
-    def act_special(self, view):
-        return 1.9
-
-
 def test_policy_act_refuses_a_fraction_instead_of_cutting_it():
     # Policy.act cut act_special's 1.9 to 1 (TAKE on an offer), where the batched, checked path refuses it
-    class Bidder(Policy):
-        name = "bidder"
-        plays_special_cards = True
-
-        def __init__(self, action: object) -> None:
-            super().__init__()
-            self.action = action
-
-        def act_special(self, view):
-            return self.action
-
-        def act_batch(self, view):
-            return np.full(len(view), self.action)
-
     game = Game(CFG)
     game.reset(seed=0)
     view = game.seat_view(game.current_seat)
     assert game.phase == "offer" and game.legal_actions() == (PASS, TAKE)
-    assert [Bidder(a).act(view) for a in (np.float64(1.0), 1.0, True, bid(3))] == [TAKE, TAKE, TAKE, bid(3)]
+    assert [Returns(a, "bidder").act(view) for a in (np.float64(1.0), 1.0, True, bid(3))] == [TAKE, TAKE, TAKE, bid(3)]
     for bad, shown in [(1.9, "1.9"), (np.float64(np.nan), "nan"), (-1, "-1"), (125, "125"), ("1", "'1'")]:
         with pytest.raises(PolicyActionError) as e:
-            Bidder(bad).act(view)
+            Returns(bad, "bidder").act(view)
         assert str(e.value) == f"policy bidder: expected whole action ids (0..124), got {shown}"
     with pytest.raises(PolicyActionError, match=r"^policy bidder: expected actions of shape \(\), got \(1,\)$"):
-        Bidder([1]).act(view)
+        Returns([1], "bidder").act(view)
     standard = Game(GameConfig(num_players=3))
     standard.reset(seed=0)
     plain = standard.seat_view(standard.current_seat)
-    assert Bidder(1.0).act(plain) == TAKE  # the batched entry point, on a batch of one
+    assert Returns(1.0, "bidder").act(plain) == TAKE  # the batched entry point, on a batch of one
     with pytest.raises(
         PolicyActionError, match=r"^policy bidder: expected whole action ids \(PASS=0 or TAKE=1\), got 1.9$"
     ):
-        Bidder(1.9).act(plain)
+        Returns(1.9, "bidder").act(plain)
 
 
 def test_act_one_reads_any_object_with_act_batch_from_a_game_or_its_seat_view():
