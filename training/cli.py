@@ -28,6 +28,9 @@ from typing import Any, NoReturn
 EXIT_BAD_INPUT = 2
 """Exit code of every command line for bad input (argparse's own)."""
 
+REDELIVER_SECONDS = 0.05
+"""How long after Python swallowed a stop :func:`stop_as_ctrl_c` sends it again."""
+
 
 class Parser(argparse.ArgumentParser):
     """argparse with bad input reported as one ``error:`` line and exit code 2 (no usage block).
@@ -76,10 +79,7 @@ def exit_on_stop(main: Callable[[], Any]) -> NoReturn:
     """
     import signal
 
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    signal.signal(signal.SIGTERM, stop)
+    stop_as_ctrl_c()
     try:
         code = main()
     except KeyboardInterrupt as e:
@@ -92,6 +92,41 @@ def exit_on_stop(main: Callable[[], Any]) -> NoReturn:
             pass
         sys.exit(128 + signal.Signals[name])
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def stop_as_ctrl_c() -> None:
+    """Make SIGTERM raise ``KeyboardInterrupt("SIGTERM")``, as Ctrl-C raises ``KeyboardInterrupt``, and see that
+    neither stop is lost.
+
+    Python ignores an exception raised inside a weakref callback or a ``__del__`` (it prints ``Exception ignored
+    in: ...`` and goes on). A stop that landed while an import lock's callback ran (``_get_module_lock.<locals>.cb``,
+    during the second or two a command spends importing torch) was swallowed that way, and the command ran on as
+    if never stopped. :data:`sys.unraisablehook` now sends such a stop again, from a thread,
+    :data:`REDELIVER_SECONDS` later, so it is raised at the next point where it can be; other unraisable exceptions
+    go to the previous hook.
+    """
+    import signal
+    import threading
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    def redeliver(unraisable: Any) -> None:
+        exc = unraisable.exc_value
+        if not isinstance(exc, KeyboardInterrupt):
+            previous(unraisable)
+            return
+        name = str(exc) if str(exc) in signal.Signals.__members__ else "SIGINT"  # Ctrl-C's carries no name
+        # Not signal.raise_signal here: it runs the handler at once, inside this hook, where the raise is ignored
+        # again. A thread sends it a moment later, when the main thread is back where it can raise (if it lands in
+        # a callback again, this hook sends it again).
+        resend = threading.Timer(REDELIVER_SECONDS, os.kill, (os.getpid(), signal.Signals[name]))
+        resend.daemon = True
+        resend.start()
+
+    previous = sys.unraisablehook
+    signal.signal(signal.SIGTERM, stop)
+    sys.unraisablehook = redeliver
 
 
 def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:

@@ -16,10 +16,9 @@ if __name__ == "__main__":
     import runpy
     import signal
 
-    def _stop_at_once(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
+    from training.cli import stop_as_ctrl_c
 
-    signal.signal(signal.SIGTERM, _stop_at_once)
+    stop_as_ctrl_c()  # also delivers again a stop that Python swallowed in an import lock's callback
     try:
         runpy.run_module("training.learning.selfplay", run_name="__main__", alter_sys=True)
     except KeyboardInterrupt as e:
