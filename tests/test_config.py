@@ -88,17 +88,42 @@ def test_overrides_and_dotted_flags():
         ("run: 5\n# pasted\nrun:\n  seed: 3\n", "line 3: key 'run' written twice in one mapping (first at line 1)"),
         (
             "pool: {scripted: {random: 1}, league: {weighting: target}}",
-            "pool.league.targets: expected a target win share for every scripted member, missing ['random']",
+            "pool.league.targets: expected a target win share for every scripted member and lineup, missing ['random']",
         ),
         (
             "pool: {scripted: {random: 1}, league: {weighting: target, targets: {random: 0.9, heuristic: 0.5}}}",
-            "pool.league.targets: expected only scripted members ['random'], got ['heuristic'] as well",
+            "pool.league.targets: expected only scripted members and lineups ['random'], got ['heuristic'] as well",
         ),
         (
             "pool: {scripted: {random: 1}, league: {targets: {random: 0.9}}}",
             "pool.league.targets: only used with pool.league.weighting 'target', got weighting 'hard'",
         ),
         ("pool: {league: {temperature: 0}}", "pool.league.temperature: expected a number > 0.0, got 0"),
+        (
+            "pool: {scripted: {random: 1, utility: 1}, homogeneous: 0.5, lineups: {random+heuristic: 1}}",
+            "pool.lineups: expected two or more members of pool.scripted joined by '+', got 'random+heuristic' "
+            "(members: random, utility)",
+        ),
+        (
+            "pool: {scripted: {stochastic: 1, utility: 1}, homogeneous: 0.5, lineups: {utility+stochastic: 1}}",
+            "pool.lineups: 'utility+stochastic' is the held-out table 'stochastic+utility' "
+            "(training.evaluation.heldout), which no agent may train on",
+        ),
+        (
+            "pool: {scripted: {random: 1, utility: 1}, lineups: {random+utility: 1}}",
+            "pool.lineups: a lineup fills a table on the pool.homogeneous share of tables, expected "
+            "pool.homogeneous > 0, got 0.0",
+        ),
+        (
+            "pool: {scripted: {random: 1, utility: 1}, homogeneous: 0.5, lineups: {random+utility: -1}}",
+            "pool.lineups: expected weights >= 0, got {'random+utility': -1.0}",
+        ),
+        (
+            "pool: {scripted: {random: 1, utility: 1}, homogeneous: 0.5, lineups: {random+utility: 1},"
+            " league: {weighting: target, targets: {random: 0.9, utility: 0.3}}}",
+            "pool.league.targets: expected a target win share for every scripted member and lineup, "
+            "missing ['random+utility']",
+        ),
         (
             "ppo:\n  n_epochs: 2\n  n_epochs: 3\n",
             "line 3: key 'n_epochs' written twice in one mapping (first at line 2)",

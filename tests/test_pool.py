@@ -8,7 +8,7 @@ import torch
 from netweights import random_weights
 
 from nothanks_env.baselines import RandomPolicy
-from training.pool import OpponentPool, pfsp_weight, target_weight
+from training.pool import OpponentPool, pfsp_weight, split_lineup, target_weight
 
 
 def test_pool_mixture_eviction_and_state_roundtrip():
@@ -138,10 +138,10 @@ def test_target_league_reads_one_member_tables_only():
 
 
 def test_target_league_needs_a_target_for_every_member_and_nothing_else():
-    missing = r"targets: expected a target win share for every scripted member, missing \['c'\]"
+    missing = r"targets: expected a target win share for every scripted member and lineup, missing \['c'\]"
     with pytest.raises(ValueError, match=missing):
         three_member_pool(weighting="target", targets={"a": 0.8, "b": 0.8})
-    extra = r"targets: expected only scripted members \['a', 'b', 'c'\], got \['d'\] as well"
+    extra = r"targets: expected only scripted members and lineups \['a', 'b', 'c'\], got \['d'\] as well"
     with pytest.raises(ValueError, match=extra):
         three_member_pool(weighting="target", targets={"a": 0.8, "b": 0.8, "c": 0.5, "d": 0.5})
     with pytest.raises(ValueError, match=r"targets: expected win shares in \(0, 1\), got \{'c': 1.0\}"):
@@ -157,3 +157,73 @@ def test_seat_marks_the_learner_and_counts_the_drawn_opponents():
     assert (np.delete(ids.ravel(), [0, 5, 7]) >= 0).all()
     assert sum(pool.drawn.values()) == 6
     assert sum(pool.composition().values()) == pytest.approx(1.0) and not pool.drawn
+
+
+def test_a_lineup_seats_its_members_cyclically_after_the_learner():
+    """At 5 players the lineup a+b fills the four seats after the learner's with a, b, a, b (a gauntlet column's
+    order); with homogeneous 1 and the lineup's prior far above the members', every table is that lineup."""
+    pool = three_member_pool(homogeneous=1.0, lineups={"a+b": 1e12})
+    a, b, _ = pool.active
+    learner = np.array([0, 2, 4, 1])
+    ids = pool.seat(learner, 5)
+    assert ids.tolist() == [[-1, a, b, a, b], [a, b, -1, a, b], [a, b, a, b, -1], [b, -1, a, b, a]]
+    assert pool.lineup_seats("a+b", 3) == [a, b]
+
+
+def test_lineups_share_the_table_draw_with_one_member_tables():
+    """Three members of prior 1 and a lineup of prior 1: the homogeneous share splits 1/4 each (by their league
+    weights normalized together), and per-seat draws never give the lineup."""
+    pool = three_member_pool(homogeneous=1.0, lineups={"b+c": 1.0})
+    np.testing.assert_allclose(pool.table_probabilities(), [0.25] * 4)
+    np.testing.assert_allclose(pool.probabilities(), [1 / 3] * 3)
+    a, b, c = pool.active
+    ids = pool.draw_tables(4000, 3, np.zeros(4000, dtype=np.int64))
+    lineup = (ids[:, 1] == b) & (ids[:, 2] == c)
+    assert lineup.mean() == pytest.approx(0.25, abs=0.03)
+    assert ((ids[:, 1] == ids[:, 2]) | lineup).all()  # every other table is one member
+    assert pool.league()["b+c"]["share"] == pytest.approx(0.25)
+    pool.add_snapshot(random_weights(seed=1), 10)  # snapshots take snapshot_weight of the table draw too
+    np.testing.assert_allclose(pool.table_probabilities(), [0.125, 0.125, 0.125, 0.5, 0.125])  # a, b, c, snap, b+c
+
+
+def test_target_league_weighs_a_lineup_by_its_own_tables():
+    """Losing at the lineup's tables (any seat order) raises its share; the same members at one-member tables do
+    not count for it, nor it for them."""
+    targets = {"a": 0.5, "b": 0.5, "c": 0.5, "a+b": 0.3}
+    pool = three_member_pool(weighting="target", targets=targets, window=1, homogeneous=0.5, lineups={"a+b": 1.0})
+    a, b, c = pool.active
+    pool.record(np.array([[-1, b, a]] * 128 + [[a, -1, b]] * 128), np.full(256, 0.1), 3)  # the lineup, 0.1 < 0.3
+    pool.record(np.array([[-1, a, a]] * 256), np.full(256, 0.5), 3)  # a alone, on target
+    league = pool.league()
+    assert league["a+b"]["table_win_rate"] == pytest.approx(0.1) and league["a+b"]["games"] == 256
+    assert league["a"]["table_win_rate"] == pytest.approx(0.5)
+    assert np.isnan(league["b"]["table_win_rate"])
+    f_lineup = 1 / (1 + np.exp(-0.2 / 0.03))
+    w = np.array([0.5 + 0.05, 0.5 + 0.05, 0.5 + 0.05, f_lineup + 0.05])
+    np.testing.assert_allclose(pool.table_probabilities(), w / w.sum())
+    assert league["a+b"]["share"] == pytest.approx(0.5 * w[3] / w.sum())
+    np.testing.assert_allclose(pool.probabilities(), [1 / 3] * 3)  # per-seat draws: members only
+    pool.record(np.array([[-1, a, c]] * 256), np.full(256, 0.9), 3)  # a+c is not the lineup
+    assert pool.league()["a+b"]["games"] == 256
+    restored = three_member_pool(weighting="target", targets=targets, window=1, homogeneous=0.5, lineups={"a+b": 1.0})
+    restored.load_state_dict(pool.state_dict())
+    np.testing.assert_allclose(restored.table_probabilities(), pool.table_probabilities())
+
+
+def test_a_lineup_names_two_or_more_scripted_members():
+    with pytest.raises(ValueError, match=r"lineups: expected two or more members of pool.scripted joined by '\+', "
+                       r"got 'a\+d' \(members: a, b, c\)"):  # fmt: skip
+        three_member_pool(homogeneous=0.5, lineups={"a+d": 1.0})
+    with pytest.raises(ValueError, match=r"got 'a'"):
+        three_member_pool(homogeneous=0.5, lineups={"a": 1.0})
+    with pytest.raises(ValueError, match=r"lineups: expected prior weights >= 0, got \{'a\+b': -1.0\}"):
+        three_member_pool(homogeneous=0.5, lineups={"a+b": -1.0})
+    missing = r"targets: expected a target win share for every scripted member and lineup, missing \['a\+b'\]"
+    with pytest.raises(ValueError, match=missing):
+        three_member_pool(weighting="target", targets={"a": 0.5, "b": 0.5, "c": 0.5}, lineups={"a+b": 1.0})
+
+
+def test_split_lineup_keeps_a_plus_inside_a_member_name():
+    members = ["threshold:T=+3", "utility", "ratio:r=0.3,runs=True"]
+    assert split_lineup("threshold:T=+3+utility", members) == ("threshold:T=+3", "utility")
+    assert split_lineup(" utility + ratio:r=0.3,runs=True", members) == ("utility", "ratio:r=0.3,runs=True")

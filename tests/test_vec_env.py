@@ -190,3 +190,40 @@ def test_uniform_league_is_the_fixed_mixture_and_league_state_roundtrips():
     other = league_env("uniform").pool
     other.load_state_dict(state)
     assert other.league() == league
+
+
+def test_a_lineup_is_seated_and_scored_in_the_self_play_env():
+    """4 players, every table a one-member table or the lineup never+random (never-take, random, never-take after
+    the learner): the env seats it in that order, and the league's win rate for it is the mean of the learner's
+    win shares at exactly its tables (whatever the seat order), and at no other."""
+    pool = OpponentPool(
+        {"never": (1.0, {0: NeverTakePolicy()}), "random": (1.0, {0: RandomPolicy(seed=1)})},
+        homogeneous=1.0,
+        lineups={"never+random": 1.0},
+        window=10_000,
+        seed=0,
+    )
+    env = SelfPlayVecEnv([GameConfig(num_players=4)], 64, pool, seed=0)
+    env.reset()
+    h, r = pool.active
+    seen = set()
+    for row in env.tables[0].opponents:
+        seat = int(np.flatnonzero(row < 0)[0])
+        seen.add(tuple(int(row[(seat + k) % 4]) for k in (1, 2, 3)))
+    assert seen == {(h, h, h), (r, r, r), (h, r, h)}
+    wins: list[float] = []
+    record = pool.record
+
+    def spy(opponents: np.ndarray, win: np.ndarray, num_players: int) -> None:
+        lineup = (np.sort(opponents, axis=1) == [-1, h, h, r]).all(axis=1)
+        wins.extend(win[lineup].tolist())
+        record(opponents, win, num_players)
+
+    pool.record = spy
+    for _ in range(800):  # a learner that passes while it has chips: it wins some games and loses others
+        env.step(np.where(env.action_masks()[:, 0], PASS, TAKE))
+    league = pool.league()
+    assert league["never+random"]["games"] == len(wins) > 200
+    assert league["never+random"]["win_rate"] == pytest.approx(np.mean(wins))
+    assert 0.05 < np.mean(wins) < 0.95
+    assert league["never+random"]["share"] == pytest.approx(1 / 3)

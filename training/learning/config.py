@@ -358,11 +358,24 @@ class PoolSection(_Section):
     homogeneous: Float = Field(
         0.0, ge=0.0, le=1.0, description="share of tables where one member fills every opponent seat"
     )
+    lineups: dict[str, Float] = Field(
+        {},
+        description="fixed mixed tables drawn beside the one-member tables: scripted members joined by '+' "
+        "(seated cyclically after the learner, as a gauntlet column) -> prior weight",
+    )
 
-    @field_validator("scripted", mode="before")
+    @field_validator("scripted", "lineups", mode="before")
     @classmethod
     def _colon_space(cls, v: Any) -> Any:
         return _refuse_colon_without_space(v, "weight")
+
+    @field_validator("lineups")
+    @classmethod
+    def _lineup_weights(cls, v: dict[str, float]) -> dict[str, float]:
+        if any(w < 0 for w in v.values()):
+            raise ValueError(f"expected weights >= 0, got {v}")
+        _once_each(list(v), "lineup")
+        return v
 
     @field_validator("scripted")
     @classmethod
@@ -376,16 +389,40 @@ class PoolSection(_Section):
     def _something(self) -> PoolSection:
         if sum(self.scripted.values()) <= 0:
             raise ValueError("expected at least one scripted opponent: the pool has no snapshot at step 0")
+        if self.lineups:
+            self._check_lineups()
         if self.league.weighting == "target":
             from training.learning.pool import check_targets
 
-            check_targets(self.league.targets, list(self.scripted), name="league.targets")
+            check_targets(self.league.targets, list(self.scripted) + list(self.lineups), name="league.targets")
         elif self.league.targets:
             raise ValueError(
                 "league.targets: only used with pool.league.weighting 'target', "
                 f"got weighting {self.league.weighting!r}"
             )
         return self
+
+    def _check_lineups(self) -> None:
+        """Refuse a lineup that is not two or more scripted members joined by ``+``, one of the held-out
+        tables (:data:`training.evaluation.heldout.HELDOUT_MIXED`, in any seat order), or a lineup that is homogeneous
+        tables' draw only (``homogeneous`` 0 would never seat it)."""
+        from training.evaluation.heldout import HELDOUT_MIXED
+        from training.learning.pool import split_lineup
+
+        held = {tuple(sorted(t)): "+".join(t) for t in HELDOUT_MIXED}
+        for label in self.lineups:
+            names = split_lineup(label, list(self.scripted))
+            members = tuple(sorted(n.strip() for n in names))
+            if members in held:
+                raise ValueError(
+                    f"lineups: {label!r} is the held-out table {held[members]!r} (training.evaluation.heldout), "
+                    "which no agent may train on; expected a table outside the held-out set"
+                )
+        if self.homogeneous <= 0:
+            raise ValueError(
+                f"lineups: a lineup fills a table on the pool.homogeneous share of tables, expected pool.homogeneous "
+                f"> 0, got {self.homogeneous}"
+            )
 
 
 class PPOCommon(_Section):

@@ -94,11 +94,38 @@ def check_targets(targets: Mapping[str, float], members: list[str], name: str = 
     extra = [t for t in targets if t not in members]
     bad = {t: v for t, v in targets.items() if not 0.0 < float(v) < 1.0}
     if missing:
-        raise ValueError(f"{name}: expected a target win share for every scripted member, missing {missing}")
+        raise ValueError(f"{name}: expected a target win share for every scripted member and lineup, missing {missing}")
     if extra:
-        raise ValueError(f"{name}: expected only scripted members {members}, got {extra} as well")
+        raise ValueError(f"{name}: expected only scripted members and lineups {members}, got {extra} as well")
     if bad:
         raise ValueError(f"{name}: expected win shares in (0, 1), got {bad}")
+
+
+def split_lineup(label: str, members: list[str]) -> tuple[str, ...]:
+    """The member names of a lineup label: ``members`` joined by ``+`` (``utility+random``), each name exactly one
+    of ``members`` (spaces around a name ignored). A ``+`` inside a member's name (``threshold:T=+3``) stays in it:
+    the label is split where the parts join into member names, so no file system or spec parsing is needed.
+
+    Raises:
+        ValueError: naming the label, for one that is not two or more members joined by ``+``.
+    """
+    parts = label.split("+")
+    names = {m.strip(): m for m in members}
+    # best[i]: a split of parts[:i] into member names, or None
+    best: list[list[str] | None] = [[]] + [None] * len(parts)
+    for j in range(1, len(parts) + 1):
+        for i in range(j):
+            piece = "+".join(parts[i:j]).strip()
+            if best[i] is not None and piece in names:
+                best[j] = [*best[i], names[piece]]
+                break
+    found = best[-1]
+    if found is None or len(found) < 2:
+        raise ValueError(
+            f"lineups: expected two or more members of pool.scripted joined by '+', got {label!r} "
+            f"(members: {', '.join(members)})"
+        )
+    return tuple(found)
 
 
 class OpponentPool:
@@ -124,13 +151,24 @@ class OpponentPool:
     the gauntlet measures), against the member's entry in ``targets``; it stays at the target until such a
     table has been played.
 
+    **Lineups.** A lineup is a fixed mixed table, named like a gauntlet column (``utility+random``): its scripted
+    members fill the opponent seats after the learner's in turn order, cyclically (at 5 players ``utility``,
+    ``random``, ``utility``, ``random``), as :class:`training.evaluation.gauntlet.Column` seats them. Lineups are
+    drawn only on the ``homogeneous`` share of tables, beside the one-member tables, with league weights of their
+    own: a lineup's prior times ``floor + f``, where f is taken from the learner's record at tables seated exactly
+    as the lineup (by its ``targets`` entry with ``target``; its normalized score otherwise). Scripted members and
+    lineups share one normalization, so a lineup with the weight of a member is drawn as often as that member
+    fills a whole table. Per-seat draws never give a lineup (its tables are a column, not a mixture of seats).
+
     Args:
         scripted: name -> (prior weight, {num_players: policy}).
         snapshot_weight, latest_share, max_snapshots, homogeneous: the mixture (see
             :class:`training.config.PoolSection`).
         weighting, power, floor, window, beaten_at, targets, temperature: the league (see
-            :class:`training.config.LeagueSection`); ``targets`` (member name -> win share in (0, 1)) must
-            name every scripted member when ``weighting="target"``, and nothing else.
+            :class:`training.config.LeagueSection`); ``targets`` (member or lineup name -> win share in (0, 1))
+            must name every scripted member and every lineup when ``weighting="target"``, and nothing else.
+        lineups: lineup label -> prior weight (>= 0); the label names two or more scripted members joined by
+            ``+`` (:func:`split_lineup`).
         chip_memory, behaviour, activation, snapshot_sample: how snapshots encode and act.
         seed: seeds the draws and the snapshots' sampling.
     """
@@ -150,6 +188,7 @@ class OpponentPool:
         targets: Mapping[str, float] | None = None,
         temperature: float = 0.03,
         homogeneous: float = 0.0,
+        lineups: Mapping[str, float] | None = None,
         chip_memory: bool = True,
         behaviour: bool = False,
         activation: str = "relu",
@@ -161,8 +200,13 @@ class OpponentPool:
         if weighting != "target":
             pfsp_weight(np.zeros(1), weighting, power)  # validates weighting
         targets = dict(targets or {})
+        lineups = dict(lineups or {})
+        self.lineups: dict[str, tuple[str, ...]] = {k: split_lineup(k, list(scripted)) for k in lineups}
+        self.lineup_prior: dict[str, float] = {k: float(w) for k, w in lineups.items()}
+        if any(w < 0 for w in self.lineup_prior.values()):
+            raise ValueError(f"lineups: expected prior weights >= 0, got {lineups}")
         if weighting == "target":
-            check_targets(targets, list(scripted))
+            check_targets(targets, list(scripted) + list(lineups))
             if temperature <= 0:
                 raise ValueError(f"temperature: expected a win share > 0, got {temperature}")
         elif targets:
@@ -200,12 +244,23 @@ class OpponentPool:
         self.games: Counter[str] = Counter()
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self._pending_games = 0
+        self._pending_lineups: list[tuple[str, np.ndarray, np.ndarray]] = []
+        self._lineup_ids = {k: [self._scripted_id(n) for n in names] for k, names in self.lineups.items()}
+        self._table_probs: np.ndarray | None = None
+
+    def _scripted_id(self, name: str) -> int:
+        return next(i for i, m in self.members.items() if m.kind == "scripted" and m.name == name)
+
+    def lineup_seats(self, name: str, num_players: int) -> list[int]:
+        """Member ids of lineup ``name`` in the ``num_players - 1`` seats after the learner's, in turn order."""
+        ids = self._lineup_ids[name]
+        return [ids[i % len(ids)] for i in range(num_players - 1)]
 
     def _add(self, m: Member) -> None:
         self.members[m.id] = m
         self.active.append(m.id)
         self._next_id += 1
-        self._probs = None
+        self._probs = self._table_probs = None
         self._restack()
 
     def _restack(self) -> None:
@@ -242,7 +297,7 @@ class OpponentPool:
         snaps = self.snapshots
         if len(snaps) > self.max_snapshots:
             self.active.remove(snaps[0].id)  # stays in members while games in flight still use it
-            self._probs = None
+            self._probs = self._table_probs = None
         return m
 
     def prune(self, in_use: np.ndarray) -> None:
@@ -261,13 +316,49 @@ class OpponentPool:
             m = self.members[i]
             if m.kind != "scripted":
                 continue
-            if self.weighting == "target":
-                t = self.targets[m.name]
-                f = float(target_weight(np.array(self.table_rate.get(m.name, t)), np.array(t), self.temperature))
-            else:
-                f = float(pfsp_weight(np.array(self.score.get(m.name, 0.5)), self.weighting, self.power))
-            out[m.name] = m.weight * (self.floor + f)
+            out[m.name] = m.weight * (self.floor + self._league_factor(m.name))
         return out
+
+    def _league_factor(self, name: str) -> float:
+        """f of a member or lineup ``name``: from its target (``target``) or its normalized score."""
+        if self.weighting == "target":
+            t = self.targets[name]
+            return float(target_weight(np.array(self.table_rate.get(name, t)), np.array(t), self.temperature))
+        return float(pfsp_weight(np.array(self.score.get(name, 0.5)), self.weighting, self.power))
+
+    def lineup_weights(self) -> dict[str, float]:
+        """Current relative weight of each lineup, prior x (floor + f(x)), on the scale of
+        :meth:`scripted_weights` (not normalized)."""
+        return {k: w * (self.floor + self._league_factor(k)) for k, w in self.lineup_prior.items()}
+
+    def table_probabilities(self) -> np.ndarray:
+        """What fills a table on the ``homogeneous`` share: float64 (len(active) + len(lineups),), sums to 1.
+
+        The first entries are the active members (one fills every opponent seat), the rest the lineups in
+        config order. Scripted members and lineups split ``1 - snapshot_weight`` (all of it before the first
+        snapshot) by their league weights normalized together; snapshots take the rest as in
+        :meth:`probabilities`. Without lineups this is :meth:`probabilities`.
+        """
+        if self._table_probs is None:
+            p = self.probabilities()
+            if not self.lineups:
+                self._table_probs = p
+                return p
+            ms = [self.members[i] for i in self.active]
+            w = self.scripted_weights()
+            scripted = np.array([w[m.name] if m.kind == "scripted" else 0.0 for m in ms])
+            lineup = np.array(list(self.lineup_weights().values()))
+            total = scripted.sum() + lineup.sum()
+            if total <= 0:  # everything fully beaten with floor 0: priors
+                scripted = np.array([m.weight if m.kind == "scripted" else 0.0 for m in ms])
+                lineup = np.array(list(self.lineup_prior.values()))
+                total = scripted.sum() + lineup.sum()
+            snap = np.array([m.kind == "snapshot" for m in ms])
+            share = 1.0 - (self.snapshot_weight if snap.any() and self.snapshot_weight > 0 else 0.0)
+            self._table_probs = np.concatenate(
+                [np.where(snap, p, 0.0) + share * scripted / total, share * lineup / total]
+            )
+        return self._table_probs
 
     def probabilities(self) -> np.ndarray:
         """Draw probability of each id in :attr:`active`, float64, sums to 1."""
@@ -304,6 +395,13 @@ class OpponentPool:
         one_member = ((opponents == first) | ~seated).all(axis=1)  # every opponent seat the same member
         rows, cols = np.nonzero(seated)
         self._pending.append((opponents[rows, cols], win[rows], x[rows], one_member[rows]))
+        if self.lineups:  # tables seated exactly as a lineup (as a multiset: any seat order)
+            key = np.sort(np.where(seated, opponents, -1), axis=1)
+            for name in self.lineups:
+                want = np.sort([-1, *self.lineup_seats(name, num_players)])
+                match = (key == want).all(axis=1) & (seated.sum(axis=1) == num_players - 1)
+                if match.any():
+                    self._pending_lineups.append((name, win[match], x[match]))
         self._pending_games += len(win)
         if self._pending_games >= 256:
             self._fold()
@@ -316,6 +414,14 @@ class OpponentPool:
         x = np.concatenate([s for _, _, s, _ in self._pending])
         alone = np.concatenate([a for _, _, _, a in self._pending])
         self._pending, self._pending_games = [], 0
+        for name, lw, lx in self._pending_lineups:  # in the order played: each batch one update
+            decay = (1.0 - 1.0 / self.window) ** len(lw)
+            self.score[name] = decay * self.score.get(name, 0.5) + (1 - decay) * float(lx.mean())
+            self.table_rate[name] = self._mean_update(self.table_rate.get(name, 0.0), self.table_games[name], lw)
+            self.win_rate[name] = self.table_rate[name]
+            self.table_games[name] += len(lw)
+            self.games[name] += len(lw)
+        self._pending_lineups = []
         for mid in np.unique(mids).tolist():
             m = self.members.get(mid)
             if m is None:
@@ -332,7 +438,7 @@ class OpponentPool:
                 self.table_rate[name] = self._mean_update(old, self.table_games[name], win[table])
                 self.table_games[name] += int(table.sum())
             self.games[name] += k
-        self._probs = None
+        self._probs = self._table_probs = None
 
     def _mean_update(self, old: float, seen: int, new: np.ndarray) -> float:
         """A win rate after ``len(new)`` more games (float64 win shares), ``seen`` games behind ``old``: the
@@ -346,7 +452,9 @@ class OpponentPool:
     def league(self) -> dict[str, dict[str, float]]:
         """Per scripted member (and ``snapshots``): ``win_rate`` (EMA of the learner's win share against it),
         ``table_win_rate`` (the same at tables where it fills every opponent seat; what ``target`` weighs by),
-        ``score`` (normalized, 0.5 = parity), ``share`` (its current draw probability), ``games`` seen."""
+        ``score`` (normalized, 0.5 = parity), ``share`` (its current draw probability), ``games`` seen. Each
+        lineup has the same keys, from the tables seated as it: both win rates are its table win rate and
+        ``share`` is the share of new tables it fills (``homogeneous`` x its :meth:`table_probabilities`)."""
         self._fold()
         p = dict(zip([self.members[i].name for i in self.active], self.probabilities()))
         snap_share = sum(v for k, v in p.items() if k.startswith("snap@"))
@@ -360,6 +468,17 @@ class OpponentPool:
                     "score": self.score.get(m.name, 0.5),
                     "share": p[m.name],
                     "games": float(self.games[m.name]),
+                }
+        if self.lineups:
+            tables = self.homogeneous * self.table_probabilities()[len(self.active) :]
+            for name, share in zip(self.lineups, tables):
+                rate = self.table_rate.get(name, float("nan"))
+                out[name] = {
+                    "win_rate": rate,
+                    "table_win_rate": rate,
+                    "score": self.score.get(name, 0.5),
+                    "share": float(share),
+                    "games": float(self.games[name]),
                 }
         if self.snapshots:
             out["snapshots"] = {
@@ -375,17 +494,30 @@ class OpponentPool:
         ids = self.rng.choice(np.array(self.active), size=shape, p=self.probabilities())
         return ids.astype(np.int64)
 
-    def draw_tables(self, num_tables: int, num_players: int) -> np.ndarray:
+    def draw_tables(self, num_tables: int, num_players: int, learner: np.ndarray | None = None) -> np.ndarray:
         """Member ids for every seat of ``num_tables`` new tables, int64 (num_tables, num_players).
 
         Seats are drawn independently by :meth:`probabilities`, except on a share :attr:`homogeneous` of
-        the rows (each row on its own), where one member drawn by the same probabilities fills every seat.
+        the rows (each row on its own), where :meth:`table_probabilities` picks one member to fill every seat
+        or a lineup to fill the seats after ``learner``'s (int (num_tables,), default seat 0) in turn order.
         The caller overwrites the learner's seat. With ``homogeneous = 0`` this is exactly :meth:`draw`.
         """
         ids = self.draw((num_tables, num_players))
         if self.homogeneous > 0.0:
             same = self.rng.random(num_tables) < self.homogeneous
-            ids[same] = self.draw((int(same.sum()), 1))
+            if not self.lineups:
+                ids[same] = self.draw((int(same.sum()), 1))
+                return ids
+            rows = np.flatnonzero(same)
+            pick = self.rng.choice(len(self.active) + len(self.lineups), size=len(rows), p=self.table_probabilities())
+            alone = pick < len(self.active)
+            ids[rows[alone]] = np.array(self.active, dtype=np.int64)[pick[alone]][:, None]
+            learner = np.zeros(num_tables, dtype=np.int64) if learner is None else np.asarray(learner)
+            names = list(self.lineups)
+            for r, k in zip(rows[~alone].tolist(), pick[~alone].tolist()):
+                seats = self.lineup_seats(names[k - len(self.active)], num_players)
+                after = (int(learner[r]) + 1 + np.arange(num_players - 1)) % num_players
+                ids[r, after] = seats
         return ids
 
     def seat(self, learner: np.ndarray, num_players: int) -> np.ndarray:
@@ -398,7 +530,7 @@ class OpponentPool:
         Returns:
             int64 (G, P): a member id per seat (:meth:`draw_tables`), -1 at the learner's seat.
         """
-        ids = self.draw_tables(len(learner), num_players)
+        ids = self.draw_tables(len(learner), num_players, learner)
         ids[np.arange(len(learner)), learner] = -1
         names = [self.members[i].name for i in ids[ids >= 0].tolist()]
         self.drawn.update("snapshots" if n.startswith("snap@") else n for n in names)
@@ -433,7 +565,7 @@ class OpponentPool:
         for m in self.snapshots:
             self.active.remove(m.id)
             del self.members[m.id]
-        self._probs = None
+        self._probs = self._table_probs = None
         self._restack()
         for s in state["snapshots"]:
             self.add_snapshot(s["weights"], int(s["step"]))
@@ -444,4 +576,4 @@ class OpponentPool:
         self.table_rate = {k: float(v) for k, v in league.get("table_rate", {}).items()}
         self.table_games = Counter({k: int(v) for k, v in league.get("table_games", {}).items()})
         self.games = Counter({k: int(v) for k, v in league.get("games", {}).items()})
-        self._probs = None
+        self._probs = self._table_probs = None

@@ -106,6 +106,7 @@ def make_pool(cfg: Config):
         targets=cfg.pool.league.targets,
         temperature=cfg.pool.league.temperature,
         homogeneous=cfg.pool.homogeneous,
+        lineups=cfg.pool.lineups,
         chip_memory=cfg.env.chip_memory,
         behaviour=cfg.env.behaviour,
         activation=cfg.ppo.activation,
