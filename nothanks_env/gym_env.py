@@ -283,8 +283,18 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
         Returns:
             (obs, info): float32 (OBS_SIZE,) and ``{"action_mask": int8 (2,), "learner_seat": int}``.
+
+        Raises:
+            RuleError: for a ``seed`` that is no int >= 0 (NumPy integers play; bools do not, as in the vector
+                env), or bad ``options``; nothing is reset then.
         """
         # before any state changes
+        if seed is not None:  # in our words: Gymnasium refuses these (and NumPy ints) in its own
+            if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+                raise RuleError(f"seed: expected an int or None, got {seed!r}")
+            if seed < 0:
+                raise RuleError(f"seed: expected an int >= 0, got {seed!r}")
+            seed = int(seed)
         deals = validate_deals(self.config, parse_deals(reset_options(options).get("deals")))
         super().reset(seed=seed)
         rng = self.np_random

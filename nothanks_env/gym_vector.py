@@ -214,14 +214,17 @@ class NoThanksVectorEnv(VectorEnv):
             (obs float32 (num_envs, obs_size), infos): ``infos`` as a step's, for the reset sub-envs only.
 
         Raises:
-            RuleError: for a bad ``seed`` (a list entry that is no int or None is named by its index),
-                ``options`` that are not a dict, a key other than ``"reset_mask"``, a mask that is no bool NumPy
-                array (num_envs,) with a True, or a partial reset before the first full one; nothing is reset then.
+            RuleError: for a bad ``seed`` (one that is no int >= 0; a list entry that is no int >= 0 or None is
+                named by its index), ``options`` that are not a dict, a key other than ``"reset_mask"``, a mask
+                that is no bool NumPy array (num_envs,) with a True, or a partial reset before the first full one;
+                nothing is reset then.
         """
         chosen = self._reset_mask(reset_options(options, accepted=VECTOR_RESET_OPTIONS).get("reset_mask"))
         if seed is None:
             seeds: list[int | None] = [None] * self.num_envs
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            if seed < 0:  # Gymnasium's seeding takes none: refused here, in the words of the other bad seeds
+                raise RuleError(f"seed: expected an int >= 0, got {seed!r}")
             seeds = [int(seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, (list, tuple)):
             if len(seed) != self.num_envs:
@@ -229,6 +232,8 @@ class NoThanksVectorEnv(VectorEnv):
             for i, s in enumerate(seed):
                 if s is not None and (not isinstance(s, (int, np.integer)) or isinstance(s, bool)):
                     raise RuleError(f"seed[{i}]: expected an int or None, got {s!r}")
+                if s is not None and s < 0:
+                    raise RuleError(f"seed[{i}]: expected an int >= 0 or None, got {s!r}")
             seeds = list(seed)
         else:
             raise RuleError(f"seed: expected None, an int or a list of {self.num_envs} ints or None, got {seed!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nothanks_env.game import Game, RuleError, SeatView
+from nothanks_env.game import Game, GameConfig, RuleError, SeatView, describe_action
 from nothanks_env.vector import BatchView
 
 
@@ -181,6 +181,65 @@ def act_one(policy: object, view: SeatView | Game) -> int:
         if 0 <= action < 2:
             return action
     return int(whole_actions(policy, out, (1,), 2)[0])
+
+
+def legal_action(policy: object, view: SeatView, out: object) -> int:
+    """What ``policy`` returned for the decision of ``view`` (whose viewer is the seat to act), checked: a whole
+    action id (:func:`whole_actions`: ``1.0`` is that id, ``1.9`` is refused, not cut) that the phase allows, so
+    a bid of more chips than the seat holds is the policy's fault, named, not the engine's error on a later step.
+
+    Returns:
+        The action id, legal in ``view``.
+
+    Raises:
+        PolicyActionError: naming the policy; for an illegal id also the phase, what it allows (``bid 0..11``),
+            the seat's chips where they count (offer, auction) and the action (``bid 50``).
+    """
+    config = view.config
+    action = int(whole_actions(policy, out, (), config.num_actions))
+    legal = view.legal_actions
+    if action not in legal:
+        chips = f" with {view.own_chips} chips" if view.phase in ("offer", "auction") else ""
+        raise PolicyActionError(
+            f"policy {getattr(policy, 'name', type(policy).__name__)}: expected a legal action in phase "
+            f"{view.phase!r} ({describe_legal(config, legal)}), got {describe_action(config, action)}{chips}"
+        )
+    return action
+
+
+def describe_legal(config: GameConfig, legal: tuple[int, ...]) -> str:
+    """Legal action ids in words, runs of three or more numbers shortened: ``"pass or take"``, ``"bid 3..11 or
+    drop"``, ``"value 3..9, 11, 12"``, ``"nothing"`` for none.
+
+    >>> from nothanks_env.game import BID0, DROP
+    >>> describe_legal(GameConfig(special_cards=("wild",)), (*range(BID0 + 3, BID0 + 12), DROP))
+    'bid 3..11 or drop'
+    """
+    words: list[str] = []
+    numbers: dict[str, list[int]] = {}
+    for a in legal:
+        kind, _, n = describe_action(config, a).partition(" ")
+        if not n:
+            words.append(kind)
+        elif kind not in numbers:
+            numbers[kind] = [int(n)]
+            words.append(kind)
+        else:
+            numbers[kind].append(int(n))
+    parts = []
+    for w in words:
+        if w not in numbers:
+            parts.append(w)
+            continue
+        runs: list[list[int]] = []
+        for n in numbers[w]:
+            if runs and n == runs[-1][-1] + 1:
+                runs[-1].append(n)
+            else:
+                runs.append([n])
+        shown = (f"{r[0]}..{r[-1]}" if len(r) >= 3 else ", ".join(map(str, r)) for r in runs)
+        parts.append(f"{w} {', '.join(shown)}")
+    return " or ".join(parts) or "nothing"
 
 
 def special_cards_only(policy: object) -> bool:

@@ -13,7 +13,9 @@ A policy with ``act_observation(obs, mask)`` (a trained network) gets the round'
 games in one batched call, whose actions pass :func:`~nothanks_env.policy.guard_actions` as at
 :class:`~nothanks_env.table.LearnerTable` (a float ``1.9`` is refused, not cut to ``1``); any other policy
 decides one seat view at a time through :meth:`~nothanks_env.policy.Policy.act` (scripted baselines that
-play special cards: ``random``, ``heuristic``), which checks each action.
+play special cards: ``random``, ``heuristic``), whose action is checked by :func:`~nothanks_env.policy.legal_action`
+even when the policy overrides ``act``: a fraction (``1.9``) or an action the phase forbids (a bid above its
+chips) raises :class:`~nothanks_env.policy.PolicyActionError` naming the policy, its seat and its game.
 
 Units: one *learner step* is one learner decision in each game; observations are
 :func:`nothanks_env.encoding.encode`'s (float32, :func:`~nothanks_env.encoding.obs_size` values) and masks
@@ -28,7 +30,7 @@ import numpy as np
 
 from nothanks_env import encoding as enc
 from nothanks_env.game import Game, GameConfig
-from nothanks_env.policy import Policy, guard_actions
+from nothanks_env.policy import Policy, PolicyActionError, guard_actions, legal_action
 from nothanks_env.table import Finished, LearnerTableBase, Seating
 
 SEED_BOUND = 2**63 - 1
@@ -117,9 +119,10 @@ class ScalarLearnerTable(LearnerTableBase):
 
         Raises:
             PolicyActionError: naming the opponent policy, for actions of ``act_observation`` that are no whole
-                action ids (``1.9``) or of the wrong shape (:func:`~nothanks_env.policy.guard_actions`), and
-                from :meth:`~nothanks_env.policy.Policy.act`.
-            IllegalActionError: for an action the phase forbids (from the engine).
+                action ids (``1.9``) or of the wrong shape (:func:`~nothanks_env.policy.guard_actions`), and for
+                an action of ``act`` that is no whole action id or one the phase forbids, naming its seat and game
+                (:func:`~nothanks_env.policy.legal_action`).
+            IllegalActionError: for an action of ``act_observation`` the phase forbids (from the engine).
         """
         while True:
             seats = np.array([g.current_seat if not g.is_over else -1 for g in self.games], dtype=np.int64)
@@ -138,8 +141,12 @@ class ScalarLearnerTable(LearnerTableBase):
                     acts[rows] = guard_actions(pol, act_observation(obs, mask), rows.shape, self.config.num_actions)
                 else:
                     for r in rows.tolist():
-                        g = self.games[idx[r]]
-                        acts[r] = pol.act(g.seat_view(int(seats[idx[r]])))
+                        seat = int(seats[idx[r]])
+                        view = self.games[idx[r]].seat_view(seat)
+                        try:  # its own act() is checked as Policy.act checks: 1.9 refused, not cut to 1
+                            acts[r] = legal_action(pol, view, pol.act(view))
+                        except PolicyActionError as e:
+                            raise PolicyActionError(f"opponent in seat {seat} of game {int(idx[r])}: {e}") from e
             ended = np.zeros(self.num_games, dtype=bool)
             for k, i in enumerate(idx.tolist()):
                 self.games[i].step(int(acts[k]))

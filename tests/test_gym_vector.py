@@ -380,3 +380,34 @@ def test_a_bad_reset_mask_is_refused_naming_what_was_expected_and_nothing_is_res
         vec.reset(options={"reset_mask": np.ones(3, dtype=bool), "deals": []})
     assert str(e.value) == "options: expected keys among 'reset_mask', got unknown key 'deals'"
     np.testing.assert_array_equal(vec.table.game.pos, pos)  # nothing was reset
+
+
+def test_a_negative_seed_is_refused_in_the_projects_words_by_both_gymnasium_envs():
+    # seed=-1 raised Gymnasium's own error ("Seed must be greater or equal to zero"), not a RuleError naming seed;
+    # the single env also refused NumPy integers that way and took True as seed 1.
+    vec = NoThanksVectorEnv(2, opponents="random")
+    first = vec.reset(seed=5)[0]
+    for seed, message in [
+        (-1, "seed: expected an int >= 0, got -1"),
+        (np.int64(-3), "seed: expected an int >= 0, got np.int64(-3)"),
+        ([0, -1], "seed[1]: expected an int >= 0 or None, got -1"),
+        ([None, np.int64(-2)], "seed[1]: expected an int >= 0 or None, got np.int64(-2)"),
+    ]:
+        with pytest.raises(RuleError) as e:
+            vec.reset(seed=seed)
+        assert str(e.value) == message
+    assert vec.reset(seed=[5, 6])[0].tolist() == first.tolist() == vec.reset(seed=np.int64(5))[0].tolist()
+    single = SingleAgentEnv(opponents="random")
+    for seed, message in [
+        (-1, "seed: expected an int >= 0, got -1"),
+        (np.int64(-1), "seed: expected an int >= 0, got np.int64(-1)"),
+        (1.5, "seed: expected an int or None, got 1.5"),
+        (True, "seed: expected an int or None, got True"),
+    ]:
+        with pytest.raises(RuleError) as e:
+            single.reset(seed=seed)
+        assert str(e.value) == message
+    obs, info = single.reset(seed=np.int64(7))  # NumPy integers play, as in the vector env
+    again, info_again = SingleAgentEnv(opponents="random").reset(seed=7)
+    assert obs.tolist() == again.tolist() and info["learner_seat"] == info_again["learner_seat"]
+    assert obs.tolist() == vec.reset(seed=7)[0][0].tolist()  # sub-env 0 with seed 7 is the single env with seed 7

@@ -215,3 +215,54 @@ def test_the_scalar_table_refuses_a_networks_fraction_instead_of_cutting_it():
         with pytest.raises(PolicyActionError) as e:
             play(Net("float-net", out))
         assert str(e.value) == f"policy float-net: {message}"
+
+
+def test_the_scalar_table_checks_what_an_opponents_own_act_returns():
+    # A bot overriding act() (not act_special) had its return stored in the int actions unchecked: 1.9 became 1, a
+    # TAKE; a bid above its chips reached the engine and was refused naming no bot. Both are now read as Policy.act
+    # reads (whole_actions), and legal in the phase, naming the bot and its seat.
+    from nothanks_env.game import BID0, DROP, WILD, Deal
+    from nothanks_env.policy import Policy, PolicyActionError
+    from nothanks_env.scalar_table import ScalarLearnerTable
+
+    class OwnAct(Policy):
+        plays_special_cards = True
+
+        def __init__(self, value: object, name: str) -> None:
+            super().__init__()
+            self.value, self.name = value, name
+
+        def act(self, view):
+            return self.value
+
+    cfg = GameConfig(num_players=3, starting_seat=0, special_cards=("wild", "delete"))
+    removed = (3, 4, 5, 6, 7, 8, 9, 11, 12)
+    rest = sorted(c for c in cfg.all_cards if c not in removed and c != 20)
+
+    def table(bot: Policy, front: tuple[int, ...]) -> ScalarLearnerTable:
+        """2 games, learner in seat 0, ``bot`` in seats 1 and 2, each game dealt ``front`` first."""
+        seat = lambda idx: (np.zeros(len(idx), dtype=np.int64), np.zeros((len(idx), 3), dtype=np.int64))  # noqa: E731
+        t = ScalarLearnerTable(cfg, 2, policy=[bot].__getitem__, seat=seat, seed=0)
+        t.reset()
+        deck = (*front, *(c for c in (*rest, 20, WILD, -2) if c not in front))
+        for g in t.games:
+            g.reset(deals=[Deal(deck, removed)])
+        return t
+
+    t = table(OwnAct(0.0, "whole-float"), (20,))  # 0.0 is PASS
+    t.step(np.full(2, PASS))  # every seat passes the 20: back at the learner, 3 chips on it
+    assert [(g.pot, g.chips, g.current_seat) for g in t.games] == [(3, [10, 10, 10], 0)] * 2
+    for bot, front, message in [
+        (OwnAct(1.9, "act-1.9"), (20,), "policy act-1.9: expected whole action ids (0..124), got 1.9"),
+        (OwnAct("take", "act-str"), (20,), "policy act-str: expected whole action ids (0..124), got 'take'"),
+        (OwnAct(BID0 + 50, "over"), (WILD,), "policy over: expected a legal action in phase 'auction' (bid 1..11 "
+         "or drop), got bid 50 with 11 chips"),
+    ]:  # fmt: skip
+        t = table(bot, front)
+        with pytest.raises(PolicyActionError) as e:
+            t.step(np.full(2, PASS if front == (20,) else BID0))  # the learner passes, or opens the auction at 0
+        assert str(e.value) == f"opponent in seat 1 of game 0: {message}"
+        assert [g.current_seat for g in t.games] == [1, 1]  # refused before the bot's action reached a game
+        if front == (WILD,):
+            assert [g.high_bid for g in t.games] == [0, 0] and t.games[0].phase == "auction"
+    assert DROP in t.games[0].seat_view(1).legal_actions

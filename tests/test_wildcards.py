@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 
 import numpy as np
 import pytest
@@ -32,7 +33,7 @@ from nothanks_env.game import (
     RuleError,
     describe_action,
 )
-from nothanks_env.policy import PolicyActionError
+from nothanks_env.policy import Policy, PolicyActionError
 from nothanks_env.presets import get_preset
 from nothanks_env.records import GameRecord, record_from_game, replay
 from nothanks_env.render import render_table
@@ -595,6 +596,75 @@ def test_evaluation_of_special_cards_refuses_a_fraction_in_one_error_line(capsys
         main(["--preset", "wildcards", "--policy", spec, "--opponents", "heuristic", "--games", "3", "--no-progress"])
     assert e.value.code == 2
     assert capsys.readouterr().err == "error: policy float-bidder: expected whole action ids (0..124), got 1.9\n"
+
+
+class OverBidder(Policy):
+    """Plays the heuristic's special cards, but opens every auction with a bid of 50 chips (more than any seat
+    holds): a whole action id the phase forbids. Loads as a ``module:attr`` spec."""
+
+    name = "over-bidder"
+    plays_special_cards = True
+
+    def __init__(self) -> None:
+        from nothanks_env.baselines import HeuristicPolicy
+
+        super().__init__()
+        self.inner = HeuristicPolicy()
+
+    def act_special(self, view):
+        return bid(50) if view.phase == "auction" else self.inner.act_special(view)
+
+
+def test_legal_action_names_the_policy_the_action_and_what_the_phase_allows():
+    from nothanks_env.policy import legal_action
+
+    g = new_game([WILD, 20])  # seat 0 opens the wild's auction with 11 chips
+    who = Returns(name="bot")
+    assert legal_action(who, g.seat_view(0), bid(11)) == bid(11)
+    assert legal_action(who, g.seat_view(0), float(bid(0))) == bid(0)  # an integral float is that id
+    for out, message in [
+        (bid(12), "expected a legal action in phase 'auction' (bid 0..11), got bid 12 with 11 chips"),
+        (DROP, "expected a legal action in phase 'auction' (bid 0..11), got drop with 11 chips"),  # the opener
+        (1.9, "expected whole action ids (0..124), got 1.9"),
+    ]:
+        with pytest.raises(PolicyActionError) as e:
+            legal_action(who, g.seat_view(0), out)
+        assert str(e.value) == f"policy bot: {message}"
+    g.step(bid(2))
+    assert legal_action(who, g.seat_view(1), DROP) == DROP
+    with pytest.raises(PolicyActionError) as e:
+        legal_action(who, g.seat_view(1), bid(2))
+    assert str(e.value) == (
+        "policy bot: expected a legal action in phase 'auction' (bid 3..11 or drop), got bid 2 with 11 chips"
+    )
+    g.step(DROP)
+    g.step(DROP)  # seat 0 won the wild for 2 chips and names its value: every value but none it holds
+    assert g.phase == "choose_value" and g.current_seat == 0
+    with pytest.raises(PolicyActionError) as e:
+        legal_action(who, g.seat_view(0), PASS)
+    assert str(e.value) == "policy bot: expected a legal action in phase 'choose_value' (value 3..35), got pass"
+
+
+def test_evaluation_of_special_cards_refuses_a_bid_above_the_chips_in_one_error_line(capsys):
+    # A whole-number bid of more chips than the bot holds passed the whole-action check and was refused by the
+    # engine: IllegalActionError with a traceback ("action: expected one of [2, 3, ...]"), naming no bot.
+    from nothanks_env.baselines import HeuristicPolicy
+    from training.evaluate import evaluate, main
+
+    wild = get_preset("wildcards")
+    shape = r"expected a legal action in phase 'auction' \(bid (\d+)\.\.(\d+)(?: or drop)?\), got bid 50 with (\d+) "
+    shape += "chips"
+    with pytest.raises(PolicyActionError) as e:
+        evaluate([OverBidder()], [HeuristicPolicy()], num_players=3, games=3, seed=0, config=wild)
+    found = re.fullmatch(f"policy over-bidder: {shape}", str(e.value))
+    assert found is not None, str(e.value)
+    assert int(found.group(1)) <= int(found.group(2)) == int(found.group(3)) < 50  # bids up to the chips it holds
+    spec = f"{__name__}:OverBidder"
+    with pytest.raises(SystemExit) as ex:
+        main(["--preset", "wildcards", "--policy", spec, "--opponents", "heuristic", "--games", "3", "--no-progress"])
+    assert ex.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.fullmatch(f"error: policy over-bidder: {shape}\n", err), err
 
 
 def test_take_delta_is_zero_for_a_card_the_wild_already_scores():

@@ -76,7 +76,7 @@ import numpy as np
 
 from nothanks_env.game import Deal, Game, GameConfig
 from nothanks_env.outcome import ranks, win_shares
-from nothanks_env.policy import Policy, check_player_count, special_cards_only
+from nothanks_env.policy import Policy, check_player_count, legal_action, special_cards_only
 from nothanks_env.table import PolicyActionError, act_grouped
 from nothanks_env.vector import VectorGame, deal_cards, deal_matches  # noqa: F401 - deal_cards re-exported
 from training.variants import (
@@ -170,7 +170,9 @@ def _play_games_scalar(
     on_turn: Callable[[np.ndarray, np.ndarray], None] | None = None,
 ) -> np.ndarray:
     """:func:`play_games` on the scalar engine, one game at a time, for configs the batched engine does not
-    play (special cards). Each policy decides through :meth:`Policy.act` on the seat's view."""
+    play (special cards). Each policy decides through :meth:`Policy.act` on the seat's view, checked by
+    :func:`~nothanks_env.policy.legal_action`: a fraction or an action the phase forbids (a bid of more chips than
+    the seat holds) raises :class:`PolicyActionError` naming the policy, as the batched path's ``checked`` does."""
     one = dataclasses.replace(config, starting_seat=0)
     if deck.ndim == 2:
         deck, removed = deck[:, None], removed[:, None]
@@ -182,7 +184,8 @@ def _play_games_scalar(
             seat = game.current_seat
             if on_turn is not None:
                 on_turn(np.array([i], dtype=np.int64), np.array([seating[i, seat]], dtype=np.int64))
-            game.step(policies[seating[i, seat]].act(game.seat_view(seat)))
+            pol, view = policies[seating[i, seat]], game.seat_view(seat)
+            game.step(legal_action(pol, view, pol.act(view)))  # a bid above its chips: its fault, named
         out[i] = game.final_penalties()
     return out
 

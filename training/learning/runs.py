@@ -12,10 +12,13 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from training.learning.config import ConfigError
+from pydantic import BaseModel, ValidationError
+
+from training.learning.config import ConfigError, GameSection, changed_key
 
 CONFIG_FILE = "config.yaml"
 """The validated config a run was started with, as written by :func:`training.config.dump_config`."""
@@ -131,3 +134,38 @@ def resume_dir(resume: str | Path, config: str | None) -> Path:
     if config is not None:
         raise ConfigError(f"--resume: the run's own {CONFIG_FILE} is used; pass changes with --set")
     return run_dir
+
+
+def resume_change(saved: Mapping[str, Any] | None, cfg: BaseModel, keys: Sequence[str]) -> tuple[str, Any, Any] | None:
+    """What a resumed config changes of a run's: the first of ``keys`` (dotted) whose value in ``saved`` (the
+    checkpoint's own config, dumped as JSON) differs in ``cfg`` (the resumed config: the run's ``config.yaml`` with
+    the ``--set`` overrides), as :func:`~training.learning.config.changed_key` gives it; None if none does. The
+    one comparison of every trainer's ``--resume`` (SB3 self-play and RLlib).
+
+    The ``game`` section is compared by the rules each player count resolves to
+    (:meth:`~training.learning.config.GameSection.game_config`), not as written: ``game.preset: standard`` resumes a
+    run made with no preset. When the rules differ, the first rule field that differs is named
+    (``game.opponent_chips``), not the preset; a saved section this version refuses is compared as written.
+
+    >>> from training.learning.config import Config
+    >>> resume_change({"game": {"preset": None}}, Config.model_validate({"game": {"preset": "standard"}}), ["game"])
+    >>> resume_change({"game": {"preset": None}}, Config.model_validate({"game": {"preset": "visible_chips"}}),
+    ...               ["game"])
+    ('game.opponent_chips', 'hidden', 'visible')
+    """
+    saved, mine = dict(saved or {}), cfg.model_dump(mode="json")
+    if saved.get("game") is not None and "game" in keys:  # the rules played, not how they were spelled
+        try:
+            theirs = GameSection.model_validate(saved["game"])
+        except ValidationError:  # a section this version refuses: compared as written
+            pass
+        else:
+            games = (theirs, cfg.game)  # type: ignore[attr-defined]
+            rules = [[g.game_config(n) for n in g.num_players] for g in games]
+            if rules[0] == rules[1]:
+                del saved["game"]
+            else:  # name the first rule (or count) that differs; the preset only if nothing else does
+                written = [g.model_dump(mode="json", exclude={"preset"}) for g in games]
+                if written[0] != written[1]:
+                    saved["game"], mine["game"] = written
+    return changed_key(saved, mine, keys)

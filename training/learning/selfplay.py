@@ -49,7 +49,6 @@ from typing import Any, Self
 
 import numpy as np
 import torch
-from pydantic import ValidationError
 
 from nothanks_env import encoding as enc
 from nothanks_env.game import BID0, MAX_BID, did_you_mean
@@ -58,8 +57,6 @@ from training.learning import runs
 from training.learning.config import (
     Config,
     ConfigError,
-    GameSection,
-    changed_key,
     dotted_flags_as_set,
     dump_config,
     load_config,
@@ -305,20 +302,7 @@ def check_resume(cfg: Config, meta: dict[str, Any], checkpoint: Path) -> None:
     Raises:
         ConfigError: naming the key, the run's value and the value received.
     """
-    saved, mine = dict(meta.get("config") or {}), cfg.model_dump(mode="json")
-    if saved.get("game") is not None:  # the rules played, not how they were spelled (no preset or "standard")
-        try:
-            theirs = GameSection.model_validate(saved["game"])
-        except ValidationError:  # a section this version refuses: compared as written
-            pass
-        else:  # the GameConfig each count resolves to; if they differ, the first rule field (or count) is named
-            games = (theirs, cfg.game)
-            rules = [[g.game_config(n) for n in g.num_players] for g in games]
-            if rules[0] == rules[1]:
-                del saved["game"]
-            else:
-                saved["game"], mine["game"] = (g.model_dump(mode="json", exclude={"preset"}) for g in games)
-    changed = changed_key(saved, mine, RESUME_FIXED)
+    changed = runs.resume_change(meta.get("config"), cfg, RESUME_FIXED)
     if changed is not None:
         key, a, b = changed
         raise ConfigError(

@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from training.learning import runs
-from training.learning.config import ConfigError, changed_key, dotted_flags_as_set, dump_config, load_config
+from training.learning.config import ConfigError, dotted_flags_as_set, dump_config, load_config
 from training.scale.rllib_config import DEFAULT_RLLIB_CONFIG, LEARNER, RLlibConfig
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,8 +73,10 @@ PROG = "python -m training.rllib_selfplay"
 STEP_DIR = "step_"
 STATE_FILE = "nothanks_state.json"
 
-RESUME_FIXED: tuple[str, ...] = ("env.chip_memory", "env.behaviour", "ppo.net_arch", "ppo.activation")
-"""Config keys a ``--resume`` may not change: the modules' inputs and shape, which RLlib's checkpoint holds."""
+RESUME_FIXED: tuple[str, ...] = ("game", "env.chip_memory", "env.behaviour", "ppo.net_arch", "ppo.activation")
+"""Config keys a ``--resume`` may not change: the game the modules were trained at (compared by the rules it
+resolves to, as ``training.selfplay`` compares it), and the modules' inputs and shape, which RLlib's checkpoint
+holds."""
 
 _FROM_RLLIB_MODULE = ("SnapshotCallback", "copy_learner")
 
@@ -213,7 +215,9 @@ def checked_actor(weights: dict[str, torch.Tensor], cfg: RLlibConfig, source: st
 
 
 def check_resume(cfg: RLlibConfig, state: dict[str, Any], checkpoint: Path) -> None:
-    """Refuse a resumed config that changes a :data:`RESUME_FIXED` key of the checkpoint's own config.
+    """Refuse a resumed config that changes a :data:`RESUME_FIXED` key of the checkpoint's own config, compared as
+    ``training.selfplay --resume`` compares (:func:`training.learning.runs.resume_change`): the game by the rules
+    it resolves to, so ``game.preset=standard`` resumes a run made with no preset, and a changed rule is named.
 
     Args:
         cfg: the resumed run's config (its ``config.yaml`` with the ``--set`` overrides).
@@ -223,7 +227,7 @@ def check_resume(cfg: RLlibConfig, state: dict[str, Any], checkpoint: Path) -> N
     Raises:
         ConfigError: naming the key, the run's value and the value received.
     """
-    changed = changed_key(state.get("config") or {}, cfg.model_dump(mode="json"), RESUME_FIXED)
+    changed = runs.resume_change(state.get("config"), cfg, RESUME_FIXED)
     if changed is not None:
         key, a, b = changed
         raise ConfigError(
