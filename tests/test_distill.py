@@ -695,3 +695,35 @@ def test_a_distilled_merge_is_no_longer_labelled_a_merge(tmp_path):
     assert "merged" not in meta and meta["kind"] == "nothanks-distilled"
     assert meta["distilled"]["student_merged"]["weights"] == [0.5, 0.5]
     assert [m["name"] for m in meta["distilled"]["student_merged"]["members"]] == ["ppo-3p-v1", "ppo-3p-v2"]
+
+
+def test_the_student_checkpoint_is_read_once_and_fitted_as_before(tmp_path, monkeypatch):
+    """main read --student to check it, then fit read it again for the network it trains."""
+    from safetensors.torch import load_file
+
+    f = tmp_path / "d.npz"
+    _decisions().save(f)
+    out = tmp_path / "out"
+    argv = ["--student", "ppo-3p", "--out", str(out), "--load-data", str(f), "--epochs", "1", "--no-progress"]
+    real = ckpt.load_checkpoint_policy
+    loads = []
+
+    def counted(path, **kwargs):
+        loads.append(str(path))
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(ckpt, "load_checkpoint_policy", counted)
+    assert distill.main(argv) == 0
+    assert loads == ["ppo-3p"]
+    # the same fit as the library's own load of the student
+    args = distill.build_parser().parse_args(argv)
+    data = distill.load_decisions([str(f)], ckpt.read_metadata(ckpt.resolve_checkpoint("ppo-3p")))
+    weights, report = distill.fit(
+        "ppo-3p", data, epochs=1, lr=args.lr, kl=args.kl, holdout=args.holdout,
+        departure_weight=args.departure_weight, seed=args.seed,
+    )  # fmt: skip
+    assert len(loads) == 2  # fit loads it when not given one
+    saved = load_file(str(out / ckpt.WEIGHTS_FILE))
+    assert sorted(saved) == sorted(weights) and all(torch.equal(saved[k], weights[k]) for k in weights)
+    summary = json.loads((out / "distill.json").read_text())
+    assert summary["fit"]["agree_after"] == report.agree_after and summary["fit"]["losses"] == report.losses

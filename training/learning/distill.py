@@ -56,7 +56,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -75,6 +75,9 @@ from training.cli import (
     workers_arg,
 )
 from training.evaluation.heldout import refuse_heldout
+
+if TYPE_CHECKING:
+    from training.checkpoints import MLPPolicy
 
 DEALS_PER_TASK = 100
 """Deals of one generation task (each played in every seat rotation)."""
@@ -590,6 +593,7 @@ def fit(
     holdout: float = 0.1,
     departure_weight: float = 1.0,
     seed: int = 0,
+    policy: MLPPolicy | None = None,
 ) -> tuple[dict, FitReport]:
     """Fit the student's actor to the teacher's actions (step 2 of the module docstring).
 
@@ -605,6 +609,8 @@ def fit(
         holdout: share of deals (``data.game`` groups, each whole; at least one, never all) kept out of the
             fit to measure agreement.
         seed: seeds the split and the batches.
+        policy: ``student`` already loaded (:func:`training.checkpoints.load_checkpoint_policy`), so that it is
+            not read again; its network is trained in place. None: loaded here.
 
     Returns:
         The new actor weights (``layers.{i}.weight/bias`` tensors) and a :class:`FitReport`.
@@ -635,7 +641,8 @@ def fit(
     held = rng.permutation(groups)[: min(len(groups) - 1, max(1, round(holdout * len(groups))))]
     is_held = np.isin(data.game, held)
     train, test = data.take(np.flatnonzero(~is_held)), data.take(np.flatnonzero(is_held))
-    policy = load_checkpoint_policy(student)
+    if policy is None:
+        policy = load_checkpoint_policy(student)
     net = policy.net
     net.requires_grad_(True)
     net.train()
@@ -786,10 +793,12 @@ def check_distill_outputs(args: argparse.Namespace) -> None:
             )
 
 
-def distill(args: argparse.Namespace) -> dict:
+def distill(args: argparse.Namespace, student: MLPPolicy | None = None) -> dict:
     """Run the three steps; returns the summary written to ``DIR/distill.json``.
 
     The outputs are not checked here: :func:`main` checks them first (:func:`check_distill_outputs`).
+    ``student`` is ``--student`` already loaded (:func:`main` loads it once, to check it; None: :func:`fit`
+    loads it); its network is fitted in place.
     """
     from training.checkpoints import read_metadata, resolve_checkpoint, save_checkpoint
 
@@ -819,6 +828,7 @@ def distill(args: argparse.Namespace) -> dict:
         holdout=args.holdout,
         departure_weight=args.departure_weight,
         seed=args.seed,
+        policy=student,
     )
     fit_seconds = time.time() - start
     played = not args.load_data  # with --load-data, who played whom is the saved data's story, not these flags
@@ -921,7 +931,12 @@ def standard_table_policy(flag: str, spec: str, num_players: int | None) -> Poli
     from nothanks_env.specs import load_policy
     from training.cli import load_spec
 
-    policy = load_spec(load_policy, flag, spec, num_players=num_players)
+    return refuse_special_cards(flag, spec, load_spec(load_policy, flag, spec, num_players=num_players))
+
+
+def refuse_special_cards(flag: str, spec: str, policy: Policy) -> Policy:
+    """``policy`` (loaded from ``spec``), refused naming ``flag`` when it is a network trained on special cards:
+    distillation plays standard tables only."""
     if special_cards_only(policy):
         raise ValueError(
             f"{flag}: expected a policy that plays pass/take (distillation plays standard tables), got {spec!r}, "
@@ -932,7 +947,8 @@ def standard_table_policy(flag: str, spec: str, num_players: int | None) -> Poli
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 after one ``error:`` line on bad input)."""
-    from training.checkpoints import CheckpointError, resolve_checkpoint
+    from training.checkpoints import CheckpointError, load_checkpoint_policy, resolve_checkpoint
+    from training.cli import load_spec
 
     try:
         args = build_parser().parse_args(argv)
@@ -946,7 +962,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             resolve_checkpoint(args.student)
         except (FileNotFoundError, CheckpointError) as e:
             raise ValueError(f"--student: {e}") from e
-        standard_table_policy("--student", args.student, None)  # its table sizes: those of the data it fits
+        # read once, as the checkpoint fit trains (at the table sizes of the data it fits)
+        student = load_spec(load_checkpoint_policy, "--student", args.student)
+        refuse_special_cards("--student", args.student, student)
         if args.load_data is None:  # the teacher plays: check every spec it meets before the first game
             if args.teacher is None:
                 raise ValueError("--teacher: expected a policy spec (needed unless --load-data), got none")
@@ -968,7 +986,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for table in _tables(args.opponents, args.players):
                 for spec in table:
                     standard_table_policy("--opponents", spec, args.players)
-        summary = distill(args)
+        summary = distill(args, student)
     except (ValueError, CheckpointError) as e:
         print("error: " + str(e).replace("\n", " "), file=sys.stderr)
         return 2
