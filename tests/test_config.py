@@ -110,6 +110,12 @@ def test_overrides_and_dotted_flags():
             "(training.evaluation.heldout), which no agent may train on",
         ),
         (
+            "pool: {scripted: {random: 1, utility: 1}, homogeneous: 0.5,"
+            " lineups: {random+utility: 1, utility+random: 1}}",
+            "pool.lineups: expected each table once, got 'random+utility' and 'utility+random', "
+            "which seat the same bots",
+        ),
+        (
             "pool: {scripted: {random: 1, utility: 1}, lineups: {random+utility: 1}}",
             "pool.lineups: a lineup fills a table on the pool.homogeneous share of tables, expected "
             "pool.homogeneous > 0, got 0.0",

@@ -35,6 +35,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationError,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
@@ -369,20 +370,12 @@ class PoolSection(_Section):
     def _colon_space(cls, v: Any) -> Any:
         return _refuse_colon_without_space(v, "weight")
 
-    @field_validator("lineups")
+    @field_validator("scripted", "lineups")
     @classmethod
-    def _lineup_weights(cls, v: dict[str, float]) -> dict[str, float]:
+    def _weights(cls, v: dict[str, float], info: ValidationInfo) -> dict[str, float]:
         if any(w < 0 for w in v.values()):
             raise ValueError(f"expected weights >= 0, got {v}")
-        _once_each(list(v), "lineup")
-        return v
-
-    @field_validator("scripted")
-    @classmethod
-    def _weights(cls, v: dict[str, float]) -> dict[str, float]:
-        if any(w < 0 for w in v.values()):
-            raise ValueError(f"expected weights >= 0, got {v}")
-        _once_each(list(v), "member")
+        _once_each(list(v), "member" if info.field_name == "scripted" else "lineup")
         return v
 
     @model_validator(mode="after")
@@ -404,12 +397,14 @@ class PoolSection(_Section):
 
     def _check_lineups(self) -> None:
         """Refuse a lineup that is not two or more scripted members joined by ``+``, one of the held-out
-        tables (:data:`training.evaluation.heldout.HELDOUT_MIXED`, in any seat order), or a lineup that is homogeneous
-        tables' draw only (``homogeneous`` 0 would never seat it)."""
+        tables (:data:`training.evaluation.heldout.HELDOUT_MIXED`, in any seat order), two lineups of the same bots in
+        another order (the league scores a table by the bots at it, not their seats), and any lineup in a pool with
+        ``homogeneous`` 0, which would never seat it."""
         from training.evaluation.heldout import HELDOUT_MIXED
         from training.learning.pool import split_lineup
 
         held = {tuple(sorted(t)): "+".join(t) for t in HELDOUT_MIXED}
+        seen: dict[tuple[str, ...], str] = {}
         for label in self.lineups:
             names = split_lineup(label, list(self.scripted))
             members = tuple(sorted(n.strip() for n in names))
@@ -418,6 +413,11 @@ class PoolSection(_Section):
                     f"lineups: {label!r} is the held-out table {held[members]!r} (training.evaluation.heldout), "
                     "which no agent may train on; expected a table outside the held-out set"
                 )
+            if members in seen:  # the league could not tell their tables apart
+                raise ValueError(
+                    f"lineups: expected each table once, got {seen[members]!r} and {label!r}, which seat the same bots"
+                )
+            seen[members] = label
         if self.homogeneous <= 0:
             raise ValueError(
                 f"lineups: a lineup fills a table on the pool.homogeneous share of tables, expected pool.homogeneous "

@@ -399,7 +399,7 @@ class OpponentPool:
             key = np.sort(np.where(seated, opponents, -1), axis=1)
             for name in self.lineups:
                 want = np.sort([-1, *self.lineup_seats(name, num_players)])
-                match = (key == want).all(axis=1) & (seated.sum(axis=1) == num_players - 1)
+                match = (key == want).all(axis=1)
                 if match.any():
                     self._pending_lineups.append((name, win[match], x[match]))
         self._pending_games += len(win)
