@@ -150,11 +150,11 @@ def test_decisions_saved_once_can_be_fitted_again(tmp_path, capsys):
 
 
 def test_decisions_of_two_table_sizes_fit_one_student_together(tmp_path):
-    # the 4-5 player network (ppo-5p: ppo-4p became a 4-player network): one file per table size, one fit on both
+    # the 4-5 player network (ppo-4p-v5; ppo-4p and ppo-5p play one size each): one file per table size, one fit on both
     files = []
     for players in (4, 5):
         f = tmp_path / f"d{players}.npz"
-        args = ["--teacher", "never-take", "--student", "ppo-5p", "--players", str(players), "--games",
+        args = ["--teacher", "never-take", "--student", "ppo-4p-v5", "--players", str(players), "--games",
                 str(2 * 100 * players), "--epochs", "1", "--no-progress"]  # fmt: skip
         assert distill.main([*args, "--out", str(tmp_path / f"s{players}"), "--save-data", str(f)]) == 0
         files.append(f)
@@ -166,7 +166,7 @@ def test_decisions_of_two_table_sizes_fit_one_student_together(tmp_path):
     assert (np.unique(both.game) == np.arange(400)).all()
     out = tmp_path / "both"
     # no --teacher and no --players: both belong to the games already played, not to this fit
-    assert distill.main(["--student", "ppo-5p", "--out", str(out), "--no-progress", "--epochs", "1",
+    assert distill.main(["--student", "ppo-4p-v5", "--out", str(out), "--no-progress", "--epochs", "1",
                          "--load-data", *map(str, files)]) == 0  # fmt: skip
     summary = json.loads((out / "distill.json").read_text())
     assert summary["data"] == [str(f) for f in files] and summary["num_players"] is None
@@ -188,8 +188,8 @@ def test_saved_decisions_are_never_overwritten_nor_fitted_to_a_student_of_anothe
         f"{str(data_file)!r} (an existing file)\n"
     )
     assert data_file.read_bytes() == before and not (tmp_path / "b").exists()
-    # 3-player decisions do not fit the 4-5 player network (ppo-5p)
-    assert distill.main(["--student", "ppo-5p", "--out", str(tmp_path / "c"), "--load-data", str(data_file)]) == 2
+    # 3-player decisions do not fit the 4-5 player network (ppo-4p-v5)
+    assert distill.main(["--student", "ppo-4p-v5", "--out", str(tmp_path / "c"), "--load-data", str(data_file)]) == 2
     assert capsys.readouterr().err == (
         f"error: --load-data: expected decisions at a table size the student plays ([4, 5]), got 3-player "
         f"decisions in {str(data_file)!r}\n"

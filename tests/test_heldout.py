@@ -206,9 +206,9 @@ def test_the_rllib_config_refuses_heldout_and_unbuildable_eval_opponents():
         load_rllib_config(None, ["eval.opponents=[nosuchbot]", "eval.best_metric=min"])
     with pytest.raises(
         ValueError,
-        match=r"eval.opponents: policy spec 'ppo-5p': expected a policy for 3 players, got one trained for \[4, 5\]",
+        match=r"eval.opponents: policy spec 'ppo-4p-v5': expected a policy for 3 players, got one trained for \[4, 5\]",
     ):
-        load_rllib_config(None, ["eval.opponents=[ppo-5p]", "eval.best_metric=min"])
+        load_rllib_config(None, ["eval.opponents=[ppo-4p-v5]", "eval.best_metric=min"])
     assert load_rllib_config(None, ["eval.opponents=[threshold:T=2]", "eval.best_metric=min"]).eval.opponents == [
         "threshold:T=2"
     ]

@@ -109,7 +109,7 @@ def test_an_error_in_a_shipped_composite_names_the_short_name_as_written():
         assert str(err.value) == (
             f"policy spec 'best-3p' (= {expanded!r}): parameter rollout: policy spec {rollout!r}: "
             "expected a policy for 4 players, got one trained for [3] players; shipped networks for 4 players: "
-            "ppo-4p, ppo-5p, ppo-mixed"
+            "ppo-4p, ppo-mixed"
         )
 
 
@@ -243,7 +243,7 @@ def test_the_shipped_agents_are_listed_with_their_older_versions_as_ranges():
     clause = _shipped_clause(str(e.value))
     assert clause == (
         "ppo-3p, ppo-3p-ens, ppo-4p, ppo-5p, ppo-mixed, ppo-wildcards, best-3p; "
-        "older versions ppo-3p-v1..v6, ppo-4p-v1..v5, ppo-5p-v1..v4, best-3p-v1"
+        "older versions ppo-3p-v1..v6, ppo-4p-v1..v5, ppo-5p-v1..v5, best-3p-v1"
     )
     named = set()  # every shipped name is said, none more
     for item in clause.replace("; older versions", ",").split(", "):
@@ -278,7 +278,8 @@ def test_a_search_plays_the_table_sizes_of_its_rollout_and_model():
 
     # serve listed search:rollout=ppo-3p as playing any size, then failed with HTTP 500 at 4 players
     assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-3p")) == (3,)
-    assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-mixed,model=ppo-5p")) == (4, 5)
+    assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-mixed,model=ppo-4p-v5")) == (4, 5)
+    assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-mixed,model=ppo-5p")) == (5,)
     assert supported_player_counts(specs.load_policy("search:iters=2,rollout=ppo-mixed,model=ppo-4p")) == (4,)
     assert supported_player_counts(specs.load_policy("search:iters=2")) is None  # the heuristic plays any
     with pytest.raises(ValueError, match=r"expected a policy for 4 players, got one trained for \[3\] players"):
@@ -332,13 +333,25 @@ def test_a_leading_tilde_is_the_home_directory(tmp_path, monkeypatch):
 
 
 def test_a_shipped_network_at_another_size_names_the_shipped_networks_for_that_size():
-    """ppo-4p became a 4-player network: at 5 players the refusal now says what to write instead."""
+    """ppo-4p became a 4-player network and ppo-5p a 5-player one: at the other size the refusal says what to write."""
     with pytest.raises(ValueError) as e:
         specs.load_policy("ppo-4p", num_players=5)
     assert str(e.value) == (
         "policy spec 'ppo-4p': expected a policy for 5 players, got one trained for [4] players; shipped networks "
         "for 5 players: ppo-5p, ppo-mixed"
     )
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("ppo-5p", num_players=4)
+    assert str(e.value) == (
+        "policy spec 'ppo-5p': expected a policy for 4 players, got one trained for [5] players; shipped networks "
+        "for 4 players: ppo-4p, ppo-mixed"
+    )
+    # the 4-5 player network they replaced plays both sizes under its -v5 names
+    from nothanks_env.policy import supported_player_counts
+
+    for name in ("ppo-4p-v5", "ppo-5p-v5"):
+        assert supported_player_counts(specs.load_policy(name, num_players=4)) == (4, 5)
+    assert supported_player_counts(specs.load_policy("ppo-5p", num_players=5)) == (5,)
     with pytest.raises(ValueError) as e:  # no shipped network plays 6: nothing to suggest
         specs.load_policy("ppo-mixed", num_players=6)
     assert str(e.value).endswith("got one trained for [3, 4, 5] players")

@@ -54,8 +54,9 @@ SHIPPED: dict[str, Path] = {
     "ppo-3p-v1": CHECKPOINT_DIR / "ppo-3p-v1",
     "ppo-3p-ens": CHECKPOINT_DIR / "ppo-3p-ens",
     "ppo-4p": CHECKPOINT_DIR / "ppo-4p",
-    "ppo-5p": CHECKPOINT_DIR / "ppo-45",
+    "ppo-5p": CHECKPOINT_DIR / "ppo-5p",
     "ppo-4p-v5": CHECKPOINT_DIR / "ppo-45",
+    "ppo-5p-v5": CHECKPOINT_DIR / "ppo-45",
     "ppo-4p-v4": CHECKPOINT_DIR / "ppo-45-v4",
     "ppo-5p-v4": CHECKPOINT_DIR / "ppo-45-v4",
     "ppo-4p-v3": CHECKPOINT_DIR / "ppo-45-v3",
@@ -68,11 +69,12 @@ SHIPPED: dict[str, Path] = {
     "ppo-wildcards": CHECKPOINT_DIR / "ppo-wildcards",
 }
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories. ``ppo-4p`` is a network for
-4 players only, made from ``ppo-4p-v5``; ``ppo-5p`` and ``ppo-4p-v5`` are one network trained on 4- and 5-player
-tables together; ``ppo-4p-v4`` / ``ppo-5p-v4`` the one that replaced, ``-v3`` the one before it, and so on.
-``ppo-3p-v6`` is the 3-player network ``ppo-3p`` replaced, ``ppo-3p-v5`` the one before it, and so on;
-``ppo-3p-ens`` the logit average of ``ppo-3p`` and a league run from scratch (``training.merge``), the rollout
-policy of ``best-3p``. ``ppo-wildcards`` plays only the ``wildcards`` preset, at 3 players."""
+4 players only and ``ppo-5p`` one for 5 players only, each made from the 4-5 player network ``ppo-4p-v5`` /
+``ppo-5p-v5`` (one network trained on 4- and 5-player tables together); ``ppo-4p-v4`` / ``ppo-5p-v4`` is the 4-5
+player network that one replaced, ``-v3`` the one before it, and so on. ``ppo-3p-v6`` is the 3-player network
+``ppo-3p`` replaced, ``ppo-3p-v5`` the one before it, and so on; ``ppo-3p-ens`` the logit average of ``ppo-3p`` and a
+league run from scratch (``training.merge``), the rollout policy of ``best-3p``. ``ppo-wildcards`` plays only the
+``wildcards`` preset, at 3 players."""
 
 SHIPPED_SPECS: dict[str, str] = {
     # the rollout its table was measured with; when ppo-3p is replaced, pin this to the old network's new name
