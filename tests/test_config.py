@@ -102,12 +102,17 @@ def test_overrides_and_dotted_flags():
         (
             "pool: {scripted: {random: 1, utility: 1}, homogeneous: 0.5, lineups: {random+heuristic: 1}}",
             "pool.lineups: expected two or more members of pool.scripted joined by '+', got 'random+heuristic' "
-            "(members: random, utility)",
+            "(no member from 'heuristic' on; members: random, utility)",
         ),
         (
             "pool: {scripted: {stochastic: 1, utility: 1}, homogeneous: 0.5, lineups: {utility+stochastic: 1}}",
-            "pool.lineups: 'utility+stochastic' is the held-out table 'stochastic+utility' "
-            "(training.evaluation.heldout), which no agent may train on",
+            "pool.lineups: expected no held-out table (training.evaluation.heldout; kept out of training and "
+            "selection), got 'utility+stochastic', which seats the bots of the held-out table 'stochastic+utility'",
+        ),
+        (  # the same bots with stochastic's defaults spelled out
+            "pool: {scripted: {'stochastic:T=5,temp=3': 1, utility: 1}, homogeneous: 0.5,"
+            " lineups: {'stochastic:T=5,temp=3+utility': 1}}",
+            "got 'stochastic:T=5,temp=3+utility', which seats the bots of the held-out table 'stochastic+utility'",
         ),
         (
             "pool: {scripted: {random: 1, utility: 1}, homogeneous: 0.5,"

@@ -191,6 +191,32 @@ def test_heldout_bots_are_refused_for_training_and_selection(capsys, tmp_path):
         assert f"error: {option}: expected no held-out bots" in capsys.readouterr().err
 
 
+def test_heldout_mixed_tables_are_refused_for_distillation_by_their_bots(capsys, tmp_path):
+    """A held-out table of standard bots, in either order and with a bot's defaults spelled out, at 3 and 4 players;
+    a table beside it that is not held out plays."""
+    from training.evaluation.heldout import heldout_table
+    from training.learning.distill import _tables
+    from training.learning.distill import main as distill_main
+
+    assert heldout_table(["utility", "stochastic:T=5,temp=3", "utility"]) == "stochastic+utility"
+    assert heldout_table(["utility", "stochastic:T=4,temp=2"]) is None
+    assert heldout_table(["utility", "utility"]) is None
+    for entry, players in (
+        ("stochastic+utility", 3),
+        ("utility+stochastic:T=5,temp=3", 3),
+        ("extort+ratio:r=0.3+extort", 4),
+    ):
+        with pytest.raises(ValueError, match=r"--opponents: expected no held-out table .* which seats the bots of"):
+            _tables(["heuristic", entry], players)
+    assert _tables(["utility+stochastic:T=4,temp=2"], 3) == [["utility", "stochastic:T=4,temp=2"]]
+    code = distill_main(["--teacher", "heuristic", "--opponents", "never-take+heuristic", "--student", "ppo-3p",
+                         "--out", str(tmp_path / "d"), "--games", "10", "--no-progress"])  # fmt: skip
+    assert code == 2 and not (tmp_path / "d").exists()
+    err = capsys.readouterr().err
+    assert err.startswith("error: --opponents: expected no held-out table") and err.count("\n") == 1
+    assert "'never-take+heuristic', which seats the bots of the held-out table 'never-take+heuristic'" in err
+
+
 def test_the_rllib_config_refuses_heldout_and_unbuildable_eval_opponents():
     # Both used to pass validation: a bad spec then crashed the run at its first evaluation, after Ray had
     # started and a run folder had been made.

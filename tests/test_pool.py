@@ -212,9 +212,9 @@ def test_target_league_weighs_a_lineup_by_its_own_tables():
 
 def test_a_lineup_names_two_or_more_scripted_members():
     with pytest.raises(ValueError, match=r"lineups: expected two or more members of pool.scripted joined by '\+', "
-                       r"got 'a\+d' \(members: a, b, c\)"):  # fmt: skip
+                       r"got 'a\+d' \(no member from 'd' on; members: a, b, c\)"):  # fmt: skip
         three_member_pool(homogeneous=0.5, lineups={"a+d": 1.0})
-    with pytest.raises(ValueError, match=r"got 'a'"):
+    with pytest.raises(ValueError, match=r"got 'a' \(one member; members: a, b, c\)"):
         three_member_pool(homogeneous=0.5, lineups={"a": 1.0})
     with pytest.raises(ValueError, match=r"lineups: expected prior weights >= 0, got \{'a\+b': -1.0\}"):
         three_member_pool(homogeneous=0.5, lineups={"a+b": -1.0})

@@ -50,7 +50,7 @@ print them by class name (``LowCard ×2``, :func:`short_name`); the gauntlet's J
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -307,3 +307,47 @@ def refuse_heldout(where: str, specs: Iterable[str]) -> None:
             f"{where}: expected no held-out bots (training.evaluation.heldout is kept out of training and "
             f"selection so that it tests agents on play they never met), got {held}"
         )
+
+
+def _bot_name(spec: str) -> str:
+    """The name the policy of ``spec`` reports (``stochastic:T=5,temp=3`` is ``stochastic``: its defaults spelled
+    out), or ``spec`` itself when it does not load (its own error comes where it is loaded)."""
+    from nothanks_env.specs import load_policy
+
+    try:
+        return str(load_policy(spec.strip(), num_players=3).name)
+    except (ValueError, OSError):
+        return spec.strip()
+
+
+def heldout_table(specs: Sequence[str]) -> str | None:
+    """The held-out mixed table (:data:`HELDOUT_MIXED`, as ``a+b``) whose bots the table of ``specs`` seats, in any
+    seat order and however often each, or None. Bots are compared by the names their policies report, so a spec
+    that spells out a bot's defaults (``stochastic:T=5,temp=3`` + ``utility``) is the same table."""
+    names = frozenset(_bot_name(s) for s in specs)
+    if len(names) < 2:
+        return None
+    for table in HELDOUT_MIXED:
+        if names == frozenset(_bot_name(s) for s in table):
+            return "+".join(table)
+    return None
+
+
+def refuse_heldout_tables(where: str, tables: Iterable[Sequence[str]]) -> None:
+    """Refuse a table that seats the bots of a held-out mixed table (:func:`heldout_table`) where agents are
+    trained or chosen, as :func:`refuse_heldout` refuses the held-out bots.
+
+    Args:
+        where: the option or config key being checked (``pool.lineups``, ``--opponents``), named in the error.
+        tables: each table's specs (``("stochastic", "utility")``).
+
+    Raises:
+        ValueError: naming ``where``, the table as given and the held-out table it is.
+    """
+    for table in tables:
+        held = heldout_table(table)
+        if held is not None:
+            raise ValueError(
+                f"{where}: expected no held-out table (training.evaluation.heldout; kept out of training and "
+                f"selection), got {'+'.join(table)!r}, which seats the bots of the held-out table {held!r}"
+            )

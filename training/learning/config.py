@@ -400,19 +400,14 @@ class PoolSection(_Section):
         tables (:data:`training.evaluation.heldout.HELDOUT_MIXED`, in any seat order), two lineups of the same bots in
         another order (the league scores a table by the bots at it, not their seats), and any lineup in a pool with
         ``homogeneous`` 0, which would never seat it."""
-        from training.evaluation.heldout import HELDOUT_MIXED
+        from training.evaluation.heldout import refuse_heldout_tables
         from training.learning.pool import split_lineup
 
-        held = {tuple(sorted(t)): "+".join(t) for t in HELDOUT_MIXED}
         seen: dict[tuple[str, ...], str] = {}
         for label in self.lineups:
             names = split_lineup(label, list(self.scripted))
+            refuse_heldout_tables("lineups", [names])
             members = tuple(sorted(n.strip() for n in names))
-            if members in held:
-                raise ValueError(
-                    f"lineups: {label!r} is the held-out table {held[members]!r} (training.evaluation.heldout), "
-                    "which no agent may train on; expected a table outside the held-out set"
-                )
             if members in seen:  # the league could not tell their tables apart
                 raise ValueError(
                     f"lineups: expected each table once, got {seen[members]!r} and {label!r}, which seat the same bots"

@@ -74,7 +74,7 @@ from training.cli import (
     positive_float,
     workers_arg,
 )
-from training.evaluation.heldout import refuse_heldout
+from training.evaluation.heldout import refuse_heldout, refuse_heldout_tables
 
 if TYPE_CHECKING:
     from training.checkpoints import MLPPolicy
@@ -452,6 +452,7 @@ def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
                 f"got {entry!r}"
             )
         out.append(column.seat_specs(num_players))
+    refuse_heldout_tables("--opponents", out)
     return out
 
 

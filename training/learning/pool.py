@@ -121,9 +121,11 @@ def split_lineup(label: str, members: list[str]) -> tuple[str, ...]:
                 break
     found = best[-1]
     if found is None or len(found) < 2:
+        done = max(i for i, b in enumerate(best) if b is not None)  # the longest start that splits into members
+        why = "one member" if found is not None else f"no member from {parts[done].strip()!r} on"
         raise ValueError(
-            f"lineups: expected two or more members of pool.scripted joined by '+', got {label!r} "
-            f"(members: {', '.join(members)})"
+            f"lineups: expected two or more members of pool.scripted joined by '+', got {label!r} ({why}; "
+            f"members: {', '.join(members)})"
         )
     return tuple(found)
 
