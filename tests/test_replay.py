@@ -314,3 +314,30 @@ def test_a_record_that_names_seats_by_seat_is_not_labelled_twice():
     # The env's records (nothanks_v0 .record()) name each seat "player_i": replay showed "player_0 (player_0)".
     assert seat_names(3, ["player_0", "player_1", "player_2"]) == ["player_0", "player_1", "player_2"]
     assert seat_names(3, ["player_0", "human", "random"], you=1) == ["player_0", "player_1 (you)", "player_2 (random)"]
+
+
+def test_special_card_probabilities_refuse_a_fraction_or_an_illegal_draw_naming_the_policy():
+    """Estimated from draws of act(): 1.9 was a TypeError in np.bincount, and an id the phase forbids was counted."""
+    from nothanks_env.policy import PolicyActionError
+
+    class Fixed(Policy):
+        name = "fixed"
+        plays_special_cards = True
+
+        def __init__(self, action: object) -> None:
+            super().__init__()
+            self.action = action
+
+        def act(self, view):  # noqa: ANN001 - the contract's SeatView
+            return self.action
+
+    game = Game(GameConfig(num_players=3, special_cards=("wild", "delete"), starting_seat=0))
+    game.reset(seed=0)
+    view = game.seat_view(game.current_seat)
+    p, source = rp.special_probabilities(Fixed(PASS), view, samples=8)
+    assert p[PASS] == 1.0 and p.sum() == 1.0 and source == "estimated from 8 draws"
+    with pytest.raises(PolicyActionError, match=r"policy fixed: .*got 1.9"):
+        rp.special_probabilities(Fixed(1.9), view, samples=8)
+    illegal = next(a for a in range(view.config.num_actions) if a not in view.legal_actions)
+    with pytest.raises(PolicyActionError, match=r"policy fixed: expected a legal action in phase"):
+        rp.special_probabilities(Fixed(illegal), view, samples=8)

@@ -87,6 +87,8 @@ def test_smoke_run_writes_the_run_folder(smoke_run):
     weights = [scalars(run, f"pool/{m}/weight")[-1][1] for m in ("heuristic", "random", "snapshots")]
     assert sum(weights) == pytest.approx(1.0) and weights[2] == pytest.approx(0.5)  # the league's draw shares
     assert 0.0 <= scalars(run, "pool/heuristic/win_rate")[-1][1] <= 1.0
+    for m in ("heuristic", "random", "snapshots"):  # no NaN point before a member's first game
+        assert all(0.0 <= v <= 1.0 for _, v in scalars(run, f"pool/{m}/win_rate")), m
     assert ckpt.load_checkpoint_policy(run / "checkpoints" / "final").name == "final"
 
 

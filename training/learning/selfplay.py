@@ -665,7 +665,8 @@ class Trainer:
             for name, share in self.pool.composition().items():
                 self.writer.add_scalar(f"pool/{name}", share, t)
             for name, st in self.pool.league().items():
-                self.writer.add_scalar(f"pool/{name}/win_rate", st["win_rate"], t)
+                if not math.isnan(st["win_rate"]):  # NaN until its first game: no point to plot
+                    self.writer.add_scalar(f"pool/{name}/win_rate", st["win_rate"], t)
                 self.writer.add_scalar(f"pool/{name}/weight", st["share"], t)
                 if not math.isnan(st.get("table_win_rate", math.nan)):
                     self.writer.add_scalar(f"pool/{name}/table_win_rate", st["table_win_rate"], t)

@@ -37,7 +37,7 @@ from typing import TextIO
 import numpy as np
 
 from nothanks_env.game import Game, SeatView, describe_action
-from nothanks_env.policy import Policy, PolicyActionError, whole_actions
+from nothanks_env.policy import Policy, PolicyActionError, legal_action, whole_actions
 from nothanks_env.records import GameRecord, replay
 from nothanks_env.vector import BatchView
 from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
@@ -76,7 +76,9 @@ def special_probabilities(policy: Policy, view: SeatView, samples: int = DEFAULT
     probability per action id (:data:`nothanks_env.game.ACTION_PIECES`), summing to 1.
 
     Raises:
-        ValueError: if the policy's own probabilities do not have that shape, are negative or do not sum to 1.
+        ValueError: if the policy's own probabilities do not have that shape, are negative or do not sum to 1, or
+            a drawn action is no whole action id the phase allows (:func:`~nothanks_env.policy.legal_action`'s
+            :class:`~nothanks_env.policy.PolicyActionError`, naming the policy).
     """
     k = view.config.num_actions
     own = getattr(policy, "action_probabilities", None)
@@ -85,7 +87,7 @@ def special_probabilities(policy: Policy, view: SeatView, samples: int = DEFAULT
         if p.shape != (k,) or (p < 0).any() or not np.isclose(p.sum(), 1.0):
             raise ValueError(f"action_probabilities: expected {k} probabilities summing to 1, got shape {p.shape}")
         return p, "from the policy"
-    counts = np.bincount([policy.act(view) for _ in range(samples)], minlength=k)
+    counts = np.bincount([legal_action(policy, view, policy.act(view)) for _ in range(samples)], minlength=k)
     return counts / samples, f"estimated from {samples} draws"
 
 
