@@ -356,7 +356,7 @@ class OpponentPool:
                 lineup = np.array(list(self.lineup_prior.values()))
                 total = scripted.sum() + lineup.sum()
             snap = np.array([m.kind == "snapshot" for m in ms])
-            share = 1.0 - (self.snapshot_weight if snap.any() and self.snapshot_weight > 0 else 0.0)
+            share = 1.0 - p[snap].sum()  # what probabilities() left to the scripted members
             self._table_probs = np.concatenate(
                 [np.where(snap, p, 0.0) + share * scripted / total, share * lineup / total]
             )
