@@ -230,8 +230,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
       ``"rgb_array"`` returns an image of the public table, uint8 (H, W, 3)
       (:func:`~nothanks_env.render.render_rgb`: nobody's hidden chips, for videos).
 
-    ``reset(seed=None, options=None)``: ``seed`` fixes the shuffles and the starting seat (the same seed
-    gives the same deal as ``Game.reset(seed)``); later unseeded resets continue from it. ``options``
+    ``reset(seed=None, options=None)``: ``seed``, an int >= 0 as in the Gymnasium envs (:func:`reset_seed`), fixes
+    the shuffles and the starting seat (the same seed gives the same deal as ``Game.reset(seed)``); later unseeded
+    resets continue from it. ``options``
     may hold ``"deals"``: a list of :class:`~nothanks_env.game.Deal` or ``{"deck": [...],
     "removed_hidden": [...]}`` (deck[0] is turned first), one per deal or fewer (the rest are shuffled),
     for replays and duplicate-deal evaluation; any other key is refused except ``"options"``, which PettingZoo's
@@ -341,10 +342,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         deals = validate_deals(
             self.config, parse_deals(reset_options(options, probe_key=API_TEST_PROBE_KEY).get("deals"))
         )
+        seed = reset_seed(seed)
         if seed is not None:
-            if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-                raise RuleError(f"seed: expected an int or None, got {seed!r}")
-            seed = int(seed)
             self._seed_rng = random.Random(seed)
         else:
             if self._seed_rng is None:
@@ -520,6 +519,32 @@ def reset_options(
             f"got unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}"
         )
     return options
+
+
+def reset_seed(seed: Any, name: str = "seed", *, list_entry: bool = False) -> int | None:
+    """``seed`` of ``reset()`` checked, in the words of every env (the AEC, the single-agent and the vector env):
+    None, or an int >= 0 (a NumPy integer plays, as that int; a bool does not).
+
+    Args:
+        seed: what the caller passed.
+        name: how the message names it (the vector env names a list entry ``seed[i]``).
+        list_entry: the seed is one entry of the vector env's list, where None is also taken (said on a
+            negative one: ``seed[1]: expected an int >= 0 or None, got -1``).
+
+    Returns:
+        The seed as a Python int, or None.
+
+    Raises:
+        RuleError: ``seed: expected an int or None, got 1.5`` (also for ``True``), ``seed: expected an int >= 0,
+            got -1`` (Gymnasium's seeding takes no negative seed, and ``random.Random(-1)`` would play seed 1).
+    """
+    if seed is None:
+        return None
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise RuleError(f"{name}: expected an int or None, got {seed!r}")
+    if seed < 0:
+        raise RuleError(f"{name}: expected an int >= 0{' or None' if list_entry else ''}, got {seed!r}")
+    return int(seed)
 
 
 def parse_deals(deals: Any) -> list[Deal] | None:

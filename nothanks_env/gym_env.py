@@ -29,6 +29,7 @@ from nothanks_env.env import (
     observation_bounds,
     parse_deals,
     reset_options,
+    reset_seed,
 )
 from nothanks_env.game import NUM_SPECIAL_ACTIONS, Game, GameConfig, IllegalActionError, RuleError, validate_deals
 from nothanks_env.observer import ObservationTable
@@ -289,12 +290,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                 env), or bad ``options``; nothing is reset then.
         """
         # before any state changes
-        if seed is not None:  # in our words: Gymnasium refuses these (and NumPy ints) in its own
-            if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-                raise RuleError(f"seed: expected an int or None, got {seed!r}")
-            if seed < 0:
-                raise RuleError(f"seed: expected an int >= 0, got {seed!r}")
-            seed = int(seed)
+        seed = reset_seed(seed)  # in our words: Gymnasium refuses these (and NumPy ints) in its own
         deals = validate_deals(self.config, parse_deals(reset_options(options).get("deals")))
         super().reset(seed=seed)
         rng = self.np_random

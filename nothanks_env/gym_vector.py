@@ -28,7 +28,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from nothanks_env.env import observation_bounds, reset_options
+from nothanks_env.env import observation_bounds, reset_options, reset_seed
 from nothanks_env.game import PASS, TAKE, Game, GameConfig, IllegalActionError, RuleError
 from nothanks_env.gym_env import (
     SEED_BOUND,
@@ -223,18 +223,12 @@ class NoThanksVectorEnv(VectorEnv):
         if seed is None:
             seeds: list[int | None] = [None] * self.num_envs
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            if seed < 0:  # Gymnasium's seeding takes none: refused here, in the words of the other bad seeds
-                raise RuleError(f"seed: expected an int >= 0, got {seed!r}")
+            reset_seed(seed)  # a negative one refused in the words of every env's reset
             seeds = [int(seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, (list, tuple)):
             if len(seed) != self.num_envs:
                 raise RuleError(f"seed: expected a list of {self.num_envs} ints or None, got {len(seed)}: {seed!r}")
-            for i, s in enumerate(seed):
-                if s is not None and (not isinstance(s, (int, np.integer)) or isinstance(s, bool)):
-                    raise RuleError(f"seed[{i}]: expected an int or None, got {s!r}")
-                if s is not None and s < 0:
-                    raise RuleError(f"seed[{i}]: expected an int >= 0 or None, got {s!r}")
-            seeds = list(seed)
+            seeds = [reset_seed(s, f"seed[{i}]", list_entry=True) for i, s in enumerate(seed)]
         else:
             raise RuleError(f"seed: expected None, an int or a list of {self.num_envs} ints or None, got {seed!r}")
         reset = np.ones(self.num_envs, dtype=bool) if chosen is None else chosen

@@ -6,7 +6,8 @@ acting seat of ``B`` games may know) and returns one action per game. The scalar
 one, so every decision rule is written once.
 
 Users benchmark their own bots by subclassing :class:`Policy` (or any object with ``act_batch``) and
-passing ``module:attr`` wherever a policy spec is accepted.
+passing ``module:attr`` wherever a policy spec is accepted. A subclass may instead override only :meth:`Policy.act`
+(one :class:`~nothanks_env.game.SeatView` at a time): every path then plays it through that ``act``.
 
 Example:
     >>> import numpy as np
@@ -27,6 +28,12 @@ from nothanks_env.vector import BatchView
 
 class Policy:
     """Base class: override :meth:`act_batch`; :meth:`reset` and :meth:`seed` are optional.
+
+    A subclass that overrides only :meth:`act` is played by that ``act`` on every path: the batched ones
+    (evaluation, the gauntlet, the vector env, self-play) and the single decisions of :func:`act_one` (training.play,
+    the single-agent env) reach it through the base :meth:`act_batch`, which calls it on each game's
+    :meth:`BatchView.seat_view` in turn, and, with special cards, the base :meth:`act_special`. That is one
+    Python call per decision: the built-in bots override :meth:`act_batch` and never take this path.
 
     Attributes:
         name: short display name used in tables.
@@ -59,9 +66,19 @@ class Policy:
             view: batch of ``B`` views; ``view.action_mask()`` gives the legal actions.
 
         Returns:
-            np.ndarray, shape (B,), int64: PASS (0) or TAKE (1), each legal under ``view.action_mask()``.
+            np.ndarray, shape (B,), int64: PASS (0) or TAKE (1), each legal under ``view.action_mask()``. The base
+            class returns what the subclass's own :meth:`act` returns for each row, as it returned it (its checks
+            then read ``1.9`` as no action, not as TAKE).
+
+        Raises:
+            NotImplementedError: if the class overrides neither this nor :meth:`act`.
         """
-        raise NotImplementedError
+        if type(self).act is Policy.act:
+            raise NotImplementedError(
+                f"policy {self.name}: expected a Policy subclass that overrides act_batch (or act), got neither"
+            )
+        out = [self.act(view.seat_view(i)) for i in range(len(view))]
+        return np.asarray(out) if out else np.zeros(0, dtype=np.int64)
 
     def act(self, view: SeatView) -> int:
         """Action for one seat view (the viewer must be the seat to act): PASS (0) or TAKE (1), or with
@@ -70,15 +87,40 @@ class Policy:
         The decision of :func:`act_one`: what :meth:`act_batch` or :meth:`act_special` returns is checked by
         :func:`whole_actions`: an integral float (``1.0``) is that id, a fraction (``1.9``) is refused, not cut.
 
+        A subclass that overrides this is played through its override everywhere (see the class docstring); it
+        may not call this base method unless it overrides :meth:`act_batch` (and with special cards
+        :meth:`act_special`), which is how the base method decides.
+
         Raises:
             RuleError: for a view with special cards when the policy does not play them.
             PolicyActionError: for anything but one whole action id in range.
+            NotImplementedError: when reached from a subclass's own ``act`` (``super().act(view)``) that the base
+                :meth:`act_batch` (or :meth:`act_special`) would call back for ever.
         """
+        cls = type(self)
+        if cls.act is not Policy.act:  # a subclass's act() called this one: is there a rule to decide by?
+            method = "act_special" if view.config.special_cards else "act_batch"
+            if getattr(cls, method) is getattr(Policy, method) and (
+                method == "act_batch" or getattr(self, "plays_special_cards", False)
+            ):
+                raise NotImplementedError(
+                    f"policy {self.name}: its act() calls Policy.act(), which decides through {method}, which it "
+                    f"does not override: override {method}, or decide in act()"
+                )
         return act_one(self, view)
 
     def act_special(self, view: SeatView) -> int:
-        """Action id for one seat view of a config with special cards; override with plays_special_cards."""
-        raise NotImplementedError
+        """Action id for one seat view of a config with special cards; override with plays_special_cards. The base
+        class returns what the subclass's own :meth:`act` returns, if it overrides it.
+
+        Raises:
+            NotImplementedError: if the class overrides neither this nor :meth:`act`.
+        """
+        if type(self).act is Policy.act:
+            raise NotImplementedError(
+                f"policy {self.name}: expected a Policy subclass that overrides act_special (or act), got neither"
+            )
+        return self.act(view)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

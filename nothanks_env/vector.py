@@ -29,6 +29,7 @@ from nothanks_env.game import (
     RuleError,
     SeatView,
     cards_to_mask,
+    mask_to_cards,
 )
 from nothanks_env.game import card_points as scalar_card_points
 from nothanks_env.game import take_delta as scalar_take_delta
@@ -264,6 +265,43 @@ class BatchView:
             over=None if self.over is None else self.over[rows],
             behaviour=None if self.behaviour is None else self.behaviour[rows],
             _obs_cache={k: v[rows] for k, v in self._obs_cache.items()},
+        )
+
+    def seat_view(self, i: int) -> SeatView:
+        """Game ``i``'s view as a scalar :class:`SeatView` of its viewing seat: the inverse of
+        :meth:`from_seat_view`, equal to ``Game.seat_view`` field by field for the standard game (a test holds
+        them equal). :meth:`~nothanks_env.policy.Policy.act_batch` hands these to a policy that overrides only ``act``.
+
+        ``chips`` and ``penalties`` hide what the viewer may not see, as ``Game.seat_view`` does; a row that
+        is over (:meth:`VectorGame.final_view`) has no seat to act and no card up.
+        """
+        cfg = self.config
+        seat = int(self.seat[i])
+        tracked = self.tracked_chips[i].tolist()
+        visible = cfg.opponent_chips == "visible"
+        chips = tuple(c if (visible or s == seat) else None for s, c in enumerate(tracked))
+        points = self.card_points[i].tolist()
+        over = self.over is not None and bool(self.over[i])
+        return SeatView(
+            seat=seat,
+            num_players=cfg.num_players,
+            current_seat=None if over else seat,
+            face_up_card=None if over else int(self.face_up_card[i]),
+            pot=int(self.pot[i]),
+            own_chips=int(self.own_chips[i]),
+            chips=chips,
+            tracked_chips=tuple(tracked),
+            cards=tuple(tuple(mask_to_cards(m)) for m in self.cards[i].tolist()),
+            penalties=tuple(p - (c or 0) for p, c in zip(points, chips)),
+            card_points=tuple(points),
+            cards_in_deck=int(self.cards_in_deck[i]),
+            unseen=tuple(mask_to_cards(int(self.unseen[i]))),
+            removed_face_up=cfg.removed_face_up,
+            deal_index=cfg.num_deals - int(self.deals_left[i]) - 1,
+            num_deals=cfg.num_deals,
+            match_penalties=tuple(self.match_penalties[i].tolist()),
+            config=cfg,
+            behaviour=() if self.behaviour is None else tuple(tuple(r) for r in self.behaviour[i].tolist()),
         )
 
     def action_mask(self) -> np.ndarray:

@@ -171,6 +171,35 @@ def test_reset_seeding_and_fixed_deals():
 
 
 @pytest.mark.parametrize("make", [nothanks_v0.raw_env, nothanks_v0.env], ids=["raw", "wrapped"])
+def test_a_bad_seed_is_refused_in_the_words_of_the_gymnasium_envs(make):
+    # seed=-1 played, as seed 1 (random.Random takes a negative int's absolute value), while both Gymnasium envs
+    # refuse it: `seed: expected an int >= 0, got -1`.
+    from nothanks_env.gym_env import SingleAgentEnv
+
+    e = make(num_players=3)
+    e.reset(seed=3)
+    before = e.unwrapped.game.state()
+    single = SingleAgentEnv(num_players=3, opponents="random")
+    for seed, message in [
+        (-1, "seed: expected an int >= 0, got -1"),
+        (np.int64(-3), "seed: expected an int >= 0, got np.int64(-3)"),
+        (1.5, "seed: expected an int or None, got 1.5"),
+        (True, "seed: expected an int or None, got True"),
+        ("1", "seed: expected an int or None, got '1'"),
+    ]:
+        with pytest.raises(RuleError) as aec:
+            e.reset(seed=seed)
+        with pytest.raises(RuleError) as gym:
+            single.reset(seed=seed)
+        assert str(aec.value) == str(gym.value) == message
+    assert e.unwrapped.game.state() == before and e.unwrapped._seed == 3  # refused before any state changed
+    e.reset(seed=np.int64(7))  # NumPy integers play, as that int
+    seven = e.unwrapped.game.deals
+    e.reset(seed=7)
+    assert e.unwrapped.game.deals == seven and e.unwrapped._seed == 7
+
+
+@pytest.mark.parametrize("make", [nothanks_v0.raw_env, nothanks_v0.env], ids=["raw", "wrapped"])
 def test_unknown_reset_options_are_refused_by_name(make):
     # options={"deal": [...]} (a typo of "deals") was ignored: the deals were shuffled and nothing said so
     e = make(num_players=3)
