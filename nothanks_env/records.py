@@ -168,11 +168,17 @@ class GameRecord:
 
     @staticmethod
     def from_json(text: str) -> GameRecord:
-        """Parse a JSON string; raises :class:`RecordError` on invalid JSON or content."""
+        """Parse a JSON string; raises :class:`RecordError` on invalid JSON, JSON nested too deep for Python's
+        parser (a record is a few levels deep; ``{"a": {"a": ...}}`` 100,000 levels deep was a RecursionError)
+        or invalid content."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise RecordError(f"record: expected valid JSON, got a parse error: {e}") from e
+        except RecursionError as e:
+            raise RecordError(
+                f"record: expected a JSON record (an object a few levels deep), got JSON nested too deep to parse ({e})"
+            ) from e
         return GameRecord.from_dict(data)
 
     def save(self, path: str | Path) -> None:
@@ -181,8 +187,17 @@ class GameRecord:
 
     @staticmethod
     def load(path: str | Path) -> GameRecord:
-        """Read a record written by :meth:`save`."""
-        return GameRecord.from_json(Path(path).read_text(encoding="utf-8"))
+        """Read a record written by :meth:`save`.
+
+        Raises:
+            OSError: the file cannot be read (FileNotFoundError: there is none).
+            RecordError: it is no UTF-8 text, or no valid record (:meth:`from_json`).
+        """
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise RecordError(f"record: expected UTF-8 text (a JSON record), got bytes that are not UTF-8 ({e})") from e
+        return GameRecord.from_json(text)
 
 
 def record_from_game(game: Game, seed: int | None = None, agents: list[str] | None = None) -> GameRecord:

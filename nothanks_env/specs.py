@@ -7,9 +7,14 @@ spec                           meaning
 =============================  ===========================================================================
 ``NAME`` / ``NAME:k=v,k=v``    a scripted baseline (:data:`nothanks_env.baselines.BASELINES`) with keyword
                                parameters, e.g. ``threshold:T=5``, ``search:iters=64,chip_memory=False``;
-                               values are Python literals (``5``, ``0.5``, ``True``), of the kind of the
-                               parameter's default: ``True``/``False`` for a flag, an integer where the
-                               default is one, a finite number where it is a float.
+                               values are of the kind of the parameter's default: ``True``/``False`` for a
+                               flag, an integer where the default is one, a finite number where it is a
+                               float, numbers in parentheses for a tuple (``model_T=(1,5)``). Numbers are
+                               written plainly: an integer in decimal digits (``30``, ``-2``, ``+3``; no
+                               leading zeros, ``_`` or ``0x``), a float in decimal with an optional exponent
+                               (``0.5``, ``-2``, ``1e-3``, ``1e+1``; no leading zeros or ``_``). No
+                               parameter may be empty (``threshold:,T=3`` is refused); a ``:``
+                               with nothing after it is the name alone (``threshold:``).
                                Parameters that take a *policy* (the search bot's ``rollout`` and
                                ``model``) take a nested spec, in parentheses when it has its own
                                ``:`` parameters: ``search:rollout=ppo-3p,model=(utility:extort_buffer=4)``
@@ -43,10 +48,11 @@ import importlib
 import inspect
 import math
 import pathlib
+import re
 
 from nothanks_env.baselines import BASELINES
 from nothanks_env.game import did_you_mean
-from nothanks_env.policy import Policy, check_player_count
+from nothanks_env.policy import Policy, check_player_count, special_cards_only
 
 
 def list_baselines() -> list[str]:
@@ -59,7 +65,7 @@ POLICY_PARAMS: dict[str, tuple[str, ...]] = {"search": ("rollout", "model")}
 
 
 def _split_top(spec: str, text: str) -> list[str]:
-    """Split ``text`` at the commas outside parentheses and brackets."""
+    """Split ``text`` at the commas outside parentheses and brackets, each item stripped (empty ones kept)."""
     items, depth, cur = [], 0, []
     for ch in text:
         if ch in "([":
@@ -76,12 +82,77 @@ def _split_top(spec: str, text: str) -> list[str]:
     if depth:
         raise ValueError(f"policy spec {spec!r}: expected balanced parentheses, got {depth} unclosed")
     items.append("".join(cur))
-    return [i.strip() for i in items if i.strip()]
+    return [i.strip() for i in items]
+
+
+_INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
+"""An integer as a spec writes it: decimal digits, no leading zero, an optional sign (``T=+3`` is used)."""
+_FLOAT = re.compile(r"[+-]?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A float as a spec writes it (an :data:`_INT` is one too): decimal, no leading zero, an optional exponent
+(``0.5``, ``.5``, ``-2``, ``1e-3``, ``1e+1``, ``1e-05`` as Python prints it)."""
+INT_FORM = "decimal digits, optionally signed, without leading zeros, '_' or a 0x/0o/0b prefix (like 30, -2 or +3)"
+FLOAT_FORM = "decimal, optionally signed, with an optional exponent, without leading zeros or '_' (like 0.5 or 1e-3)"
+"""How a spec writes a number, in the error refusing one Python reads but a spec does not (``02``, ``3_0``)."""
+
+
+def _scalar(raw: str) -> object:
+    """``True``/``False``, an int (:data:`_INT`) or a float (:data:`_FLOAT`) as written, else ``raw`` itself."""
+    if raw in ("True", "False"):
+        return raw == "True"
+    if _INT.fullmatch(raw):
+        try:
+            return int(raw)
+        except ValueError:  # over Python's 4300 digits: kept as written, refused as no integer
+            return raw
+    if _FLOAT.fullmatch(raw):
+        return float(raw)
+    return raw
+
+
+def _value(raw: str) -> object:
+    """A parameter's value as written: a :func:`_scalar`, or a tuple of them in parentheses (``(1, 5)``), else
+    ``raw`` itself (for :func:`_check_kinds` to refuse). Not Python's ``int()``/``float()``/``ast.literal_eval``:
+    they read ``3_0`` and ``0x1e`` as 30 (``int()`` ``02`` as 2)."""
+    if raw.startswith("(") and raw.endswith(")"):
+        items = [item.strip() for item in raw[1:-1].split(",")]
+        if items == [""]:
+            return ()
+        values = [_scalar(item) for item in items]
+        return raw if any(isinstance(v, str) for v in values) else tuple(values)
+    return _scalar(raw)
+
+
+def _read_as_number(raw: str) -> bool:
+    """Whether Python reads ``raw`` as a finite number (``int()``, ``float()`` or a literal: ``02``, ``3_0``,
+    ``0x1e``, ``- 3``) that a spec does not write so (:data:`_INT`, :data:`_FLOAT`)."""
+    for read in (int, float, ast.literal_eval):
+        try:
+            value = read(raw)
+        except (ValueError, SyntaxError, TypeError, RecursionError):
+            continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return True
+    return False
 
 
 def _parse_params(spec: str, text: str, nested: tuple[str, ...] = ()) -> dict[str, object]:
+    """``text``, the parameters after a spec's ``:``, as a dict; none of them empty (a ``:`` with nothing after
+    it is the name alone: ``threshold:`` is ``threshold``).
+
+    Raises:
+        ValueError: for ``threshold:,T=3`` or ``threshold:T=3,``: ``"... got an empty parameter (parameter 1 of 2
+            in ',T=3')"``.
+    """
     params: dict[str, object] = {}
-    for item in _split_top(spec, text):
+    items = _split_top(spec, text)
+    if items == [""]:  # "heuristic:" has always meant "heuristic" (CHANGELOG), so do "best-3p:" and "ppo-3p:"
+        return params
+    for i, item in enumerate(items):
+        if not item:
+            raise ValueError(
+                f"policy spec {spec!r}: expected parameters as key=value,key=value, got an empty parameter "
+                f"(parameter {i + 1} of {len(items)} in {text!r})"
+            )
         key, sep, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if not sep or not key:
@@ -91,11 +162,7 @@ def _parse_params(spec: str, text: str, nested: tuple[str, ...] = ()) -> dict[st
         if key in nested:
             params[key] = raw[1:-1].strip() if raw.startswith("(") and raw.endswith(")") else raw
             continue
-        try:
-            value = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
-            value = raw
-        params[key] = value
+        params[key] = _value(raw)
     return params
 
 
@@ -129,6 +196,8 @@ def _check_kinds(spec: str, params: dict[str, object], defaults: dict[str, objec
     """
     for key, value in params.items():
         expected = _expected_kind(value, defaults.get(key))
+        if isinstance(value, str) and expected in ("an integer", "a finite number") and _read_as_number(value):
+            expected += f" written in {INT_FORM if expected == 'an integer' else FLOAT_FORM}"  # 02, 3_0, 0x1e
         if expected is not None:
             raise ValueError(f"policy spec {spec!r}: {key}: expected {expected}, got {value!r}")
 
@@ -153,7 +222,7 @@ def spec_param(spec: str) -> str:
 def _baseline(spec: str, name: str, text: str, seed: int | None, num_players: int | None) -> Policy:
     cls = BASELINES[name]
     nested = POLICY_PARAMS.get(name, ())
-    params = _parse_params(spec, text, nested)
+    params = _parse_params(spec, text, nested) if ":" in spec else {}  # "threshold", not "threshold:"
     defaults = _param_defaults(cls)
     unknown = sorted(set(params) - set(defaults))
     if unknown:
@@ -475,15 +544,21 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
         try:
             check_player_count(policy, num_players, f"policy spec {spec!r}")
         except ValueError as e:
-            raise ValueError(f"{e}{_other_sizes_hint(spec, num_players)}") from None
+            hint = _other_sizes_hint(spec, num_players, special_cards_only(policy))
+            raise ValueError(f"{e}{hint}") from None
     return policy
 
 
-def _other_sizes_hint(spec: str, num_players: int) -> str:
+def _other_sizes_hint(spec: str, num_players: int, special: bool) -> str:
     """For a shipped network's short name refused at ``num_players``: ``"; shipped networks for 5 players: ppo-5p,
-    ppo-mixed"`` (today's names, not the ``-vN`` versions), read from their metadata; ``""`` otherwise."""
+    ppo-mixed"`` (today's names, not the ``-vN`` versions), read from their metadata; ``""`` otherwise.
+
+    Only networks of the refused one's variant are named: for special cards (``special``: more actions than
+    pass/take, ``ppo-wildcards``) or for the standard game, told apart by their metadata's ``num_actions`` as the
+    loader does (absent before special cards: standard). The table's own variant is not known here
+    (:func:`load_policy` gets its size only), and one who wrote ``ppo-4p`` plays the standard game: the hint
+    named ``ppo-wildcards`` there, which only the wildcards preset plays."""
     import json
-    import re
 
     shipped = getattr(_checkpoints(spec), "SHIPPED", {})
     if spec not in shipped:
@@ -493,9 +568,13 @@ def _other_sizes_hint(spec: str, num_players: int) -> str:
         if re.search(r"-v\d+$", name):
             continue
         try:
-            counts = json.loads((pathlib.Path(folder) / "metadata.json").read_text()).get("num_players") or []
+            metadata = json.loads((pathlib.Path(folder) / "metadata.json").read_text())
         except (OSError, ValueError):
             continue
-        if num_players in counts:
+        if (
+            num_players in (metadata.get("num_players") or [])
+            and (metadata.get("num_actions") not in (None, 2)) == special
+        ):
             names.append(name)
-    return f"; shipped networks for {num_players} players: {', '.join(names)}" if names else ""
+    variant = "special-card networks" if special else "networks"
+    return f"; shipped {variant} for {num_players} players: {', '.join(names)}" if names else ""

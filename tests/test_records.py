@@ -149,6 +149,44 @@ def test_invalid_json_and_missing_deals():
         replay(GameRecord.from_dict(data))
 
 
+DEEP = '{"a":' * 100_000 + "1" + "}" * 100_000
+"""Valid JSON too deep for Python's parser (a RecursionError, not a JSONDecodeError)."""
+
+
+def test_json_nested_too_deep_and_bytes_that_are_not_utf8_are_record_errors(tmp_path):
+    # The first was a RecursionError (replay exited 1 with a traceback, the server answered a plain-text 500),
+    # the second a UnicodeDecodeError from load (the server's 500 too).
+    with pytest.raises(RecordError) as e:
+        GameRecord.from_json(DEEP)
+    assert str(e.value) == (
+        "record: expected a JSON record (an object a few levels deep), got JSON nested too deep to parse "
+        "(maximum recursion depth exceeded while decoding a JSON object from a unicode string)"
+    )
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'{"format": "\xff"}')
+    with pytest.raises(RecordError) as e:
+        GameRecord.load(latin)
+    assert str(e.value) == (
+        "record: expected UTF-8 text (a JSON record), got bytes that are not UTF-8 ('utf-8' codec can't decode "
+        "byte 0xff in position 12: invalid start byte)"
+    )
+
+
+def test_replay_refuses_a_record_nested_too_deep_with_one_error_line(tmp_path, capsys):
+    from training import replay as rp
+
+    deep = tmp_path / "deep.json"
+    deep.write_text(DEEP)
+    with pytest.raises(SystemExit) as e:
+        rp.main([str(deep), "--print-all"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: record: cannot replay {deep}: record: expected a JSON record (an object a few levels deep), got "
+        "JSON nested too deep to parse (maximum recursion depth exceeded while decoding a JSON object from a unicode "
+        "string)"
+    ]
+
+
 def test_fixed_deal_from_record_reproduces_the_deal_in_the_env():
     rec = random_env_game(4, num_players=3).record()
     e = nothanks_v0.raw_env(num_players=3, starting_seat=rec.first_seat)

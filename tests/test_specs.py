@@ -35,11 +35,38 @@ def test_a_parameter_given_twice_is_refused_not_overwritten():
     assert specs.load_policy("threshold:T=2", num_players=3).name == "threshold:T=2"
 
 
-def test_a_shipped_name_with_an_empty_parameter_list_is_the_name():
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        # each was loaded as if the empty one were not there (threshold:,T=3 as threshold:T=3)
+        ("threshold:,T=3", "expected parameters as key=value,key=value, got an empty parameter (parameter 1 of 2 in "
+         "',T=3')"),
+        ("threshold:T=3,", "expected parameters as key=value,key=value, got an empty parameter (parameter 2 of 2 in "
+         "'T=3,')"),
+        ("search:iters=2,,fit_T=True", "expected parameters as key=value,key=value, got an empty parameter "
+         "(parameter 2 of 3 in 'iters=2,,fit_T=True')"),
+        ("ppo-3p:,deterministic=False", "expected parameters as key=value,key=value, got an empty parameter "
+         "(parameter 1 of 2 in ',deterministic=False')"),
+    ],
+)  # fmt: skip
+def test_an_empty_parameter_is_refused(spec, message):
+    with pytest.raises(ValueError) as e:
+        specs.load_policy(spec, num_players=3)
+    assert str(e.value) == f"policy spec {spec.strip()!r}: {message}"
+
+
+def test_a_name_with_an_empty_parameter_list_is_the_name():
     # "heuristic:" has always meant heuristic; "best-3p:" said it took no parameters and got ''.
     assert specs.load_policy("best-3p:", num_players=3).name == "best-3p"
     assert specs.load_policy("ppo-3p:", num_players=3).name == "ppo-3p"
     assert specs.load_policy("heuristic:", num_players=3).name == "heuristic"
+    assert specs.load_policy("search:model=(threshold:)", num_players=3).model.name == "threshold"
+
+
+def test_names_without_a_colon_still_load():
+    for name in ("threshold", "heuristic", "search", "ppo-3p", "best-3p"):
+        assert specs.load_policy(name, num_players=3).name == name
+    assert specs.load_policy("search:rollout=threshold", num_players=3).rollout.name == "threshold"
 
 
 NOT_A_NUMBER = [
@@ -62,7 +89,32 @@ NOT_A_NUMBER = [
     ("ratio:runs=1", "runs: expected True or False, got 1"),
     ("search:model_T=(1,x)", "model_T: expected 2 values in parentheses like (0, 14), got '(1,x)'"),
     ("search:model=(threshold:T=x)", "parameter model: policy spec 'threshold:T=x': T: expected an integer, got 'x'"),
+    ("threshold:T=1e3", "T: expected an integer, got 1000.0"),
 ]
+
+INT_FORM = "decimal digits, optionally signed, without leading zeros, '_' or a 0x/0o/0b prefix (like 30, -2 or +3)"
+FLOAT_FORM = "decimal, optionally signed, with an optional exponent, without leading zeros or '_' (like 0.5 or 1e-3)"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        # 3_0 played T=30 (Python's int() and literals take '_'); 02 said "expected an integer, got '02'"
+        ("threshold:T=3_0", f"T: expected an integer written in {INT_FORM}, got '3_0'"),
+        ("threshold:T=02", f"T: expected an integer written in {INT_FORM}, got '02'"),
+        ("threshold:T=0x1e", f"T: expected an integer written in {INT_FORM}, got '0x1e'"),  # played T=30
+        ("threshold:T=- 3", f"T: expected an integer written in {INT_FORM}, got '- 3'"),  # played T=-3
+        ("search:iters=1_000", f"iters: expected an integer written in {INT_FORM}, got '1_000'"),
+        ("ratio:r=0_5", f"r: expected a finite number written in {FLOAT_FORM}, got '0_5'"),  # played r=5.0
+        ("ratio:r=1_0.5", f"r: expected a finite number written in {FLOAT_FORM}, got '1_0.5'"),
+        ("ratio:r=05", f"r: expected a finite number written in {FLOAT_FORM}, got '05'"),
+        ("ratio:r=00.5", f"r: expected a finite number written in {FLOAT_FORM}, got '00.5'"),  # played r=0.5
+    ],
+)
+def test_numbers_python_reads_but_specs_do_not_write_so_are_refused_naming_the_form(spec, message):
+    with pytest.raises(ValueError) as e:
+        specs.load_policy(spec, num_players=3)
+    assert str(e.value) == f"policy spec {spec!r}: {message}"
 
 
 def test_a_parameter_that_is_not_of_its_kind_is_refused_when_the_spec_is_parsed():
@@ -77,6 +129,12 @@ def test_a_parameter_that_is_not_of_its_kind_is_refused_when_the_spec_is_parsed(
 
 def test_numbers_of_the_right_kind_still_load():
     assert specs.load_policy("threshold:T=-2", num_players=3).name == "threshold:T=-2"
+    assert specs.load_policy("threshold:T=+3", num_players=3).T == 3  # a lineup and the gauntlet write T=+3
+    assert specs.load_policy("threshold:T=0", num_players=3).T == 0
+    assert specs.load_policy("stochastic:temp=1e+1", num_players=3).temp == 10.0
+    assert specs.load_policy("ratio:r=.5", num_players=3).r == 0.5
+    assert specs.load_policy("ratio:r=1e-05", num_players=3).name == "ratio:r=1e-05"  # the name loads back
+    assert specs.load_policy("search:model_T=(1, 5)", num_players=3).model_T == (1, 5)
     assert specs.load_policy("ratio:r=1", num_players=3).name == "ratio:r=1"  # an int where a float is the default
     assert specs.load_policy("stochastic:T=2,temp=0.5", num_players=3).name == "stochastic:T=2,temp=0.5"
     assert specs.load_policy("heuristic:base=8,scarce_chips=3", num_players=3).name == "heuristic:base=8,scarce_chips=3"
@@ -355,3 +413,18 @@ def test_a_shipped_network_at_another_size_names_the_shipped_networks_for_that_s
     with pytest.raises(ValueError) as e:  # no shipped network plays 6: nothing to suggest
         specs.load_policy("ppo-mixed", num_players=6)
     assert str(e.value).endswith("got one trained for [3, 4, 5] players")
+
+
+def test_the_shipped_networks_named_for_another_size_are_of_the_refused_ones_variant():
+    # ppo-4p at 3 players named ppo-wildcards, which plays only the wildcards preset (refused at a standard table)
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("ppo-4p", num_players=3)
+    assert str(e.value) == (
+        "policy spec 'ppo-4p': expected a policy for 3 players, got one trained for [4] players; shipped networks "
+        "for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"
+    )
+    with pytest.raises(ValueError) as e:  # it named ppo-4p and ppo-mixed, which a wildcards table refuses
+        specs.load_policy("ppo-wildcards", num_players=4)
+    assert str(e.value) == (
+        "policy spec 'ppo-wildcards': expected a policy for 4 players, got one trained for [3] players"
+    )

@@ -920,6 +920,53 @@ def test_saved_records_are_listed_and_served_by_name_only(catalog, tmp_path):
     assert client.get("/api/records/..%2F..%2Fetc%2Fpasswd").status_code == 404
 
 
+NESTING_ERROR = (
+    "JSON nested too deep to parse (maximum recursion depth exceeded while decoding a JSON object from a unicode "
+    "string)"
+)
+
+
+def test_saved_records_nested_too_deep_or_not_utf8_are_json_422s(catalog, tmp_path):
+    # Both were a plain-text 500 "Internal Server Error" (a RecursionError, a UnicodeDecodeError).
+    (tmp_path / "deep.json").write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    (tmp_path / "latin.json").write_bytes(b'{"format": "\xff"}')
+    client = TestClient(create_app(catalog, GameStore(), records_dir=tmp_path))
+    r = client.get("/api/records/deep.json")
+    assert r.status_code == 422 and r.json() == {
+        "error": f"record deep.json: record: expected a JSON record (an object a few levels deep), got {NESTING_ERROR}"
+    }
+    r = client.get("/api/records/latin.json")
+    assert r.status_code == 422 and r.json() == {
+        "error": "record latin.json: record: expected UTF-8 text (a JSON record), got bytes that are not UTF-8 "
+        "('utf-8' codec can't decode byte 0xff in position 12: invalid start byte)"
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/replay", b'{"record": ' + b'{"a": ' * 5000 + b"1" + b"}" * 5000 + b"}"),
+        ("/api/games", b'{"opponents": ["random", ' + b'{"a": ' * 5000 + b"1" + b"}" * 5000 + b"]}"),
+    ],
+)
+def test_bodies_nested_too_deep_are_422s_saying_so(catalog, path, body):
+    # They were a 400 {"error": "There was an error parsing the body"} (FastAPI's words, not the README's 422).
+    r = make_client(catalog).post(path, content=body, headers={"Content-Type": "application/json"})
+    message = f"body: expected a JSON body a few levels deep, got {NESTING_ERROR}"
+    assert r.status_code == 422 and r.json() == {"error": message, "errors": [message]}
+
+
+def test_bodies_that_are_not_utf8_are_422s_saying_so(catalog):
+    r = make_client(catalog).post(
+        "/api/replay", content=b'{"record": "\xff"}', headers={"Content-Type": "application/json"}
+    )
+    message = (
+        "body: expected JSON text in UTF-8, got bytes that are not UTF-8 ('utf-8' codec can't decode byte 0xff in "
+        "position 12: invalid start byte)"
+    )
+    assert r.status_code == 422 and r.json() == {"error": message, "errors": [message]}
+
+
 def test_agent_matches_return_a_replayable_record(catalog):
     client = make_client(catalog)
     body = {"players": 3, "policies": ["ppo-3p", "heuristic", "threshold:T=5"], "seed": 4}

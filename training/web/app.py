@@ -17,14 +17,14 @@ Routes (OpenAPI at ``/docs``, served from the ``fastapi-offline`` package, so it
 Errors are JSON ``{"error": "what: expected X, got Y"}`` (validation errors add ``"errors"``, one line per
 problem): 404 unknown game, 409 a request that does not fit the game's state (stale move, illegal action,
 finished or running game, or one stopped because its opponents could not be put back after a failure), 413 a
-body over the limit, 422 a malformed body (a value of the wrong JSON type too: ``true`` or ``3.0`` for an
-int, ``"yes"`` for a boolean, ``"0"`` for a move are refused, not converted; a record with a field the record
-format does not have), 500 an offered policy that failed (it raised or returned an illegal action, ``1.9``
-included; the error names its spec and what it raised, the server log has the traceback), 503 the server is
-full. A refused or failed request leaves the game unchanged: a game whose opening moves fail is not created,
-and a move whose replies fail is undone, the opponents' memory of it too. Endpoints that step policies are
-plain ``def`` functions, which FastAPI runs in its worker threads, so a slow policy does not block other
-requests.
+body over the limit, 422 a malformed body (JSON nested too deep to parse, or not UTF-8, too; a value of the
+wrong JSON type too: ``true`` or ``3.0`` for an int, ``"yes"`` for a boolean, ``"0"`` for a move are refused,
+not converted; a record with a field the record format does not have), 500 an offered policy that failed (it
+raised or returned an illegal action, ``1.9`` included; the error names its spec and what it raised, the server
+log has the traceback), 503 the server is full. A refused or failed request leaves the game unchanged: a game
+whose opening moves fail is not created, and a move whose replies fail is undone, the opponents' memory of it
+too. Endpoints that step policies are plain ``def`` functions, which FastAPI runs in its worker threads, so a
+slow policy does not block other requests.
 """
 
 from __future__ import annotations
@@ -209,6 +209,17 @@ def _describe_validation_error(err: dict[str, Any]) -> str:
     return f"{where}: {msg}, got {got}"
 
 
+def _describe_body_failure(cause: Exception) -> str:
+    """What was wrong with a request body FastAPI could not read as JSON other than by a syntax error (which is a
+    ``json_invalid`` validation error): it answers those with a bare 400 ``"There was an error parsing the body"``,
+    raised from ``cause``; the app answers 422 with this line instead, as for any malformed body."""
+    if isinstance(cause, RecursionError):  # {"a": {"a": ...}} a thousand levels deep
+        return f"body: expected a JSON body a few levels deep, got JSON nested too deep to parse ({cause})"
+    if isinstance(cause, UnicodeDecodeError):
+        return f"body: expected JSON text in UTF-8, got bytes that are not UTF-8 ({cause})"
+    return f"body: expected valid JSON, got a parse error ({type(cause).__name__}: {cause})"
+
+
 class BodyLimit:
     """ASGI middleware: refuse request bodies over ``max_bytes`` with 413, by Content-Length or as they stream."""
 
@@ -290,6 +301,9 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and isinstance(exc.__cause__, Exception):  # FastAPI's "error parsing the body"
+            errors = [_describe_body_failure(exc.__cause__)]
+            return JSONResponse({"error": errors[0], "errors": errors}, 422)
         message = (
             exc.detail if exc.status_code != 404 else f"path: expected an API route or a page, got {request.url.path!r}"
         )
