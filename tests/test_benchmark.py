@@ -232,6 +232,39 @@ def test_serve_refuses_a_bad_preset_or_opponents_before_starting_the_server(caps
         assert len(err) == 1 and err[0].startswith(f"error: {message}"), (argv, err)
 
 
+def test_serve_refuses_opponents_that_do_not_fill_a_presets_table(capsys, monkeypatch):
+    """``--preset six_player_one_removed --opponents heuristic heuristic`` timed a 3-player table (the preset's six
+    seats silently overridden), where ``training.play`` refuses the same input; a preset without its own size takes
+    the table the opponents make, and the default opponents with such a preset are refused naming --preset."""
+    import pytest
+
+    from training.web import bench
+
+    started = []
+    monkeypatch.setattr(bench, "bench_serve", lambda args: started.append(list(args.opponents)))
+    for argv, message in [
+        (
+            ["--preset", "six_player_one_removed", "--opponents", "heuristic", "heuristic"],
+            "error: --opponents: expected 5 specs for 6 players (one per other seat: --preset six_player_one_removed "
+            "is a 6-player table), got 2: heuristic heuristic",
+        ),
+        (
+            ["--preset", "six_player_one_removed"],
+            "error: --preset six_player_one_removed: expected --opponents with 5 specs (one per other seat of its "
+            "6-player table; the default, ppo-3p ppo-3p, seats 3), got no --opponents",
+        ),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            benchmark.main(["serve", "--moves", "1", *argv])
+        assert exc.value.code == 2, argv
+        assert capsys.readouterr().err.splitlines() == [message]
+    assert started == []
+    benchmark.main(["serve", "--preset", "six_player_one_removed", "--opponents", *["heuristic"] * 5])
+    benchmark.main(["serve", "--preset", "match3", "--opponents", *["heuristic"] * 3])
+    benchmark.main(["serve"])  # the default opponents, at the standard table
+    assert started == [["heuristic"] * 5, ["heuristic"] * 3, ["ppo-3p", "ppo-3p"]]
+
+
 def test_gym_refuses_a_special_cards_network_before_timing(capsys):
     """The gym envs play standard tables: a wildcards network was a RuleError traceback once timing started."""
     with pytest.raises(SystemExit) as exc:

@@ -91,7 +91,7 @@ CASES = [
         ],
     ),
     (selfplay.main, ["--set", "run.seed=true"], ["invalid config", "run.seed: expected an int, got True"]),
-    (selfplay.main, ["--run.seed"], ["override --run.seed: expected a value after it"]),
+    (selfplay.main, ["--run.seed"], ["error: --run.seed: expected a value after it, got nothing"]),
     # numpy refused it only after the run folder existed, in its own words
     (selfplay.main, ["--run.seed", "-3"], ["invalid config", "run.seed: expected an int >= 0, got -3"]),
     (_rllib, ["--set", "run.seed=-1"], ["invalid config", "run.seed: expected an int >= 0, got -1"]),

@@ -139,8 +139,8 @@ def test_decisions_saved_once_can_be_fitted_again(tmp_path, capsys):
     assert " teacher decisions in " in capsys.readouterr().out
     saved = distill.Decisions.load(data_file)
     assert saved.obs.shape[1] == 445 and saved.mask.dtype == bool and (saved.action == 0).all()
-    # a second fit from the file: no games played, the same decisions
-    again = ["--teacher", "heuristic", "--student", "ppo-3p", "--out", str(tmp_path / "b"), "--no-progress"]
+    # a second fit from the file: no games played, the same decisions (no --teacher: it would be refused)
+    again = ["--student", "ppo-3p", "--out", str(tmp_path / "b"), "--no-progress"]
     assert distill.main([*again, "--load-data", str(data_file), "--epochs", "1"]) == 0
     summary = json.loads((tmp_path / "b" / "distill.json").read_text())
     assert summary["generate_seconds"] == 0 and summary["fit"]["decisions"] == len(saved)
@@ -727,3 +727,31 @@ def test_the_student_checkpoint_is_read_once_and_fitted_as_before(tmp_path, monk
     assert sorted(saved) == sorted(weights) and all(torch.equal(saved[k], weights[k]) for k in weights)
     summary = json.loads((out / "distill.json").read_text())
     assert summary["fit"]["agree_after"] == report.agree_after and summary["fit"]["losses"] == report.losses
+
+
+@pytest.mark.parametrize(
+    ("extra", "got"),
+    [
+        (["--teacher", "ppo-3p", "--opponents", "utility", "--players", "5"],
+         "--teacher ppo-3p, --players 5 and --opponents utility"),
+        (["--players", "3"], "--players 3"),  # the default value, typed: refused too
+        (["--play", "4", "--games", "600"], "--players 4 and --games 600"),  # an abbreviation is the flag
+        (["--teacher-of", "random", "always-take", "--save-data", "x.npz", "--workers", "2"],
+         "--teacher-of random always-take, --save-data x.npz and --workers 2"),
+    ],
+)  # fmt: skip
+def test_options_for_the_teachers_games_are_refused_with_load_data(extra, got, tmp_path, capsys):
+    """With --load-data no game is played: --teacher, --opponents, --players (and the other options of the games)
+    were accepted and silently ignored, the fit run on the saved decisions as if they had not been typed."""
+    f = tmp_path / "d.npz"
+    _decisions().save(f)
+    out = tmp_path / "out"
+    argv = ["--student", "ppo-3p", "--out", str(out), "--load-data", str(f), "--epochs", "1", "--no-progress", *extra]
+    assert distill.main(argv) == 2
+    assert capsys.readouterr().err == (
+        "error: --load-data: expected none of the options for the teacher's games with it (it fits on decisions "
+        f"played before, at the table size and against the tables they were played with), got {got}\n"
+    )
+    assert not out.exists()
+    # what they left at their defaults is not refused
+    assert distill.main(argv[: argv.index("--no-progress") + 1]) == 0 and (out / "distill.json").is_file()

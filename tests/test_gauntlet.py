@@ -385,3 +385,53 @@ def test_a_plus_that_is_a_numbers_sign_stays_in_its_spec():
     assert gx.parse_column("threshold:T=2+threshold:T=12").opponents == ("threshold:T=2", "threshold:T=12")
     rep = gx.gauntlet(NeverTakePolicy(), num_players=3, games=3, seed=0, columns=[gx.parse_column("threshold:T=+3")])
     assert [r.games for r in rep.rows] == [3]
+
+
+def test_reports_record_the_rules_played_as_evaluate_writes_them(tmp_path, capsys):
+    """The JSON reports and the Markdown header said nothing of the preset, the deals or special cards: a match3
+    gauntlet at 2 deals read as a standard one. Each report now records the preset and the config (the same dict
+    as ``training.evaluate --json``), and the Markdown names the rules; a standard gauntlet's header is unchanged."""
+    from training import evaluate as ev
+
+    variant = ["--preset", "match3", "--deals", "2"]
+    argv = [*variant, "--policy", "heuristic", "threshold", "--columns", "random", "--games", "3", "--no-progress"]
+    assert gx.main([*argv, "--json", str(tmp_path / "g.json"), "--md", str(tmp_path / "g.md")]) == 0
+    ev.main([*variant, "--policy", "heuristic", "--opponents", "random", "--games", "3", "--no-progress", "--json",
+             str(tmp_path / "eval.json")])  # fmt: skip
+    reports = json.loads((tmp_path / "g.json").read_text())["reports"]
+    expected = json.loads((tmp_path / "eval.json").read_text())["config"]
+    assert [(r["preset"], r["config"]) for r in reports] == [("match3", expected)] * 2
+    assert expected["num_deals"] == 2 and {"policy", "num_players", "games", "rows", "summary"} <= set(reports[0])
+    md = (tmp_path / "g.md").read_text().splitlines()
+    assert md[0] == "Rules: match3, 2 deals (3 players)."  # the side-by-side table
+    assert md[md.index("| opponents | games | win rate | 95% CI | mean penalty | mean rank |") - 2] == (
+        "`heuristic`, 3 players (match3, 2 deals): 3 games per column, seed 0, seats rotated, duplicate deals; "
+        "parity 0.333."
+    )
+    assert "gauntlet of heuristic, 3 players (match3, 2 deals) (parity 0.333)" in capsys.readouterr().out
+
+    standard = gx.gauntlet(NeverTakePolicy(), num_players=3, games=3, seed=0, columns=[gx.Column(("random",))])
+    assert (standard.preset, standard.variant, standard.to_dict()["config"]["num_deals"]) == ("standard", "", 1)
+    assert standard.markdown().startswith("`never-take`, 3 players: 3 games per column")
+    match = gx.gauntlet(NeverTakePolicy(), num_players=3, games=3, seed=0, columns=[gx.Column(("random",))],
+                        config=gx.GameConfig(num_deals=3))  # fmt: skip
+    assert (match.preset, match.variant) == ("match3", "match3, 3 deals")
+    with pytest.raises(ValueError, match="expected the same rules for a side-by-side table"):
+        gx.compare_markdown([standard, match])
+
+
+@pytest.mark.parametrize(
+    ("columns", "message"),
+    [
+        (["random", "random"], "--columns: expected at least one column and no repeats, got ['random', 'random']"),
+        (["random", "threshold + random", "threshold+random"],
+         "--columns: expected at least one column and no repeats, got ['random', 'threshold+random', "
+         "'threshold+random']"),
+        (["random", ""], "--columns: expected a policy spec or specs joined by '+', got ''"),
+        (["random+"], "--columns: expected a policy spec or specs joined by '+', got 'random+'"),
+    ],
+)  # fmt: skip
+def test_bad_columns_are_refused_naming_the_flag(columns, message, capsys):
+    """These were refused as "columns: ..." and "column: ...", not naming the option to change."""
+    assert gx.main(["--policy", "heuristic", "--games", "3", "--no-progress", "--columns", *columns]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"

@@ -96,8 +96,13 @@ def test_benchmark_rllib_without_ray_says_so_in_one_line(hider, tmp_path):
             "error: --overwrite: expected with --export (it replaces an existing --out), got it without\n",
         ),
         (["--export", "runs/x"], 2, "error: --export: expected --out DIR for the exported checkpoint, got none\n"),
+        (
+            ["--out", "/tmp/x"],  # started a full training run, the --out ignored
+            2,
+            "error: --out: expected with --export (it names the exported checkpoint), got --out /tmp/x without\n",
+        ),
     ],
-    ids=["unknown-option", "help", "overwrite-alone", "export-without-out"],
+    ids=["unknown-option", "help", "overwrite-alone", "export-without-out", "out-without-export"],
 )
 def test_rllib_selfplay_checks_its_arguments_before_importing_torch_or_ray(argv, code, stderr):
     # these answered only after torch and Ray RLlib were imported (about 3 s on the CI machine)

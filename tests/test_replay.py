@@ -341,3 +341,23 @@ def test_special_card_probabilities_refuse_a_fraction_or_an_illegal_draw_naming_
     illegal = next(a for a in range(view.config.num_actions) if a not in view.legal_actions)
     with pytest.raises(PolicyActionError, match=r"policy fixed: expected a legal action in phase"):
         rp.special_probabilities(Fixed(illegal), view, samples=8)
+
+
+def test_options_that_would_do_nothing_are_refused(quit_record, capsys):
+    """--samples without --policy was ignored, and --print-all printed from step 0 whatever --step said."""
+    assert refused([str(quit_record), "--samples", "5"], capsys) == (
+        "error: --samples: expected with --policy (it sets the draws that estimate that policy's probabilities), "
+        "got --samples 5 without --policy"
+    )
+    assert refused([str(quit_record), "--step", "4", "--print-all"], capsys) == (
+        "error: --step: expected without --print-all (which prints every step, from step 0), got --step 4 with "
+        "--print-all"
+    )
+    assert refused([str(quit_record), "--print-all", "--step", "0"], capsys).startswith("error: --step: expected")
+    # each where it means something
+    out = io.StringIO()
+    assert rp.main([str(quit_record), "--print-all", "--policy", "never-take", "--samples", "5"], out=out) == 0
+    assert "step 11/11" in out.getvalue()
+    out = io.StringIO()
+    assert rp.main([str(quit_record), "--step", "4", "--full"], input_fn=lambda prompt: "q", out=out) == 0
+    assert "step 4/11" in out.getvalue() and "step 0/11" not in out.getvalue()

@@ -118,3 +118,44 @@ def test_cli_overwrite_replaces_the_leaderboard(tmp_path):
     tm.main([*POOL, "--out", str(tmp_path), "--overwrite"])
     assert json.loads((tmp_path / "leaderboard.json").read_text())["games"] == 3
     assert (tmp_path / "ratings.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_outputs_record_the_rules_played_as_evaluate_writes_them(tmp_path, capsys):
+    """leaderboard.json kept only num_players, games, ... rows: a match3 league at 2 deals read as a standard one.
+    It now records the preset and the config (the same dict as ``training.evaluate --json``), and the Markdown
+    names the rules; a standard league's Markdown is unchanged."""
+    from training import evaluate as ev
+
+    variant = ["--preset", "match3", "--deals", "2"]
+    tm.main([*variant, "--policies", "random", "heuristic", "threshold", "--games", "6", "--out",
+             str(tmp_path / "h"), "--no-progress"])  # fmt: skip
+    ev.main([*variant, "--policy", "heuristic", "--opponents", "random", "--games", "3", "--no-progress", "--json",
+             str(tmp_path / "eval.json")])  # fmt: skip
+    data = json.loads((tmp_path / "h" / "leaderboard.json").read_text())
+    assert list(data) == [
+        "num_players", "games", "games_requested", "games_note", "preset", "config", "seed", "seconds", "rows"
+    ]  # fmt: skip
+    assert data["preset"] == "match3"
+    assert data["config"] == json.loads((tmp_path / "eval.json").read_text())["config"]
+    assert data["config"]["num_deals"] == 2 and data["config"]["special_cards"] == []
+    md = (tmp_path / "h" / "leaderboard.md").read_text().splitlines()
+    assert md[:2] == ["Rules: match3, 2 deals (3 players).", ""] and md[4].startswith("| 1 | ")
+    assert "Rules: match3, 2 deals (3 players)." in capsys.readouterr().out
+
+    tm.main([*POOL, "--out", str(tmp_path / "std")])
+    data = json.loads((tmp_path / "std" / "leaderboard.json").read_text())
+    assert data["preset"] == "standard" and data["config"]["num_deals"] == 1
+    assert (tmp_path / "std" / "leaderboard.md").read_text().startswith("| # | policy |")
+
+
+def test_the_api_names_the_preset_its_config_equals():
+    from nothanks_env.presets import get_preset
+
+    pool = [RandomPolicy(), ThresholdPolicy(), NeverTakePolicy(), ThresholdPolicy(T=2)]
+    res = tm.tournament(pool, num_players=4, games=4, seed=0, config=get_preset("visible_chips", num_players=4))
+    assert (res.preset, res.variant) == ("visible_chips", "visible_chips, opponent chips visible")
+    assert res.markdown().splitlines()[0] == "Rules: visible_chips, opponent chips visible (4 players)."
+    custom = tm.tournament(pool[:3], num_players=3, games=3, seed=0, config=get_preset("match3", num_removed=5))
+    assert (custom.preset, custom.variant) == (None, "custom rules, 3 deals, 5 removed face down")
+    standard = tm.tournament(pool[:3], num_players=3, games=3, seed=0)
+    assert (standard.preset, standard.variant) == ("standard", "")

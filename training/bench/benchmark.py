@@ -368,7 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
     from training.web.bench import add_arguments as add_serve_arguments  # numpy only; the web extra loads later
 
     add_serve_arguments(p)
-    p.set_defaults(func=_bench_serve)
+    # --opponents left out is told from --opponents typed (a preset with its own table size refuses them otherwise):
+    # None here, the server's default filled in by check_serve_args
+    p.set_defaults(func=_bench_serve, opponents=None, default_opponents=list(p.get_default("opponents")))
 
     p = subparsers.add_parser("all", help="every figure of the README's Benchmarks section, in one run")
     p.set_defaults(func=bench_all)
@@ -478,23 +480,40 @@ def _bench_rllib(args: argparse.Namespace) -> None:
 
 
 def check_serve_args(args: argparse.Namespace) -> None:
-    """Refuse, before any server starts, a ``serve`` run the server would refuse: a number of ``--opponents`` that
-    makes no table, or an opponent spec that does not load or cannot play the table (its size, or special cards).
-    An unknown ``--preset`` is refused while parsing (:func:`training.variants.preset_name`).
+    """Refuse, before any server starts, a ``serve`` run the server would refuse or play otherwise than asked: a
+    number of ``--opponents`` that makes no table, or not the table of a ``--preset`` with its own size (as
+    ``training.play`` refuses it), or an opponent spec that does not load or cannot play the table (its size, or
+    special cards). An unknown ``--preset`` is refused while parsing (:func:`training.variants.preset_name`).
+    ``args.opponents`` None (not typed) becomes ``args.default_opponents``.
 
     Raises:
         SystemExit: after one ``error:`` line (:func:`training.cli.refuse`), with code 2.
     """
     from nothanks_env.game import MAX_PLAYERS, MIN_PLAYERS, RuleError
+    from nothanks_env.presets import PRESETS
     from nothanks_env.specs import load_policy
     from training.cli import load_spec
     from training.evaluation.evaluate import check_plays
 
+    typed = args.opponents is not None
+    if not typed:
+        args.opponents = list(args.default_opponents)
     k = len(args.opponents)
     if not MIN_PLAYERS - 1 <= k <= MAX_PLAYERS - 1:
         refuse(
             f"--opponents: expected {MIN_PLAYERS - 1} to {MAX_PLAYERS - 1} policy specs, one per opponent (the table "
             f"is the opponents and the timed seat: {MIN_PLAYERS}..{MAX_PLAYERS} players), got {k}: {args.opponents}"
+        )
+    n = PRESETS[args.preset].get("num_players")  # a preset with its own table size: played at it, or refused
+    if n is not None and k != n - 1 and typed:
+        refuse(
+            f"--opponents: expected {n - 1} specs for {n} players (one per other seat: --preset {args.preset} is a "
+            f"{n}-player table), got {k}: {' '.join(args.opponents)}"
+        )
+    if n is not None and k != n - 1:
+        refuse(
+            f"--preset {args.preset}: expected --opponents with {n - 1} specs (one per other seat of its {n}-player "
+            f"table; the default, {' '.join(args.opponents)}, seats {k + 1}), got no --opponents"
         )
     try:
         config = resolve_config(num_players=k + 1, preset=args.preset)

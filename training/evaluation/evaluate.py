@@ -95,6 +95,68 @@ CHUNK_DEALS = 512
 """Deals per chunk of work (each played ``num_players`` times); fixed so results do not depend on workers."""
 
 
+def config_dict(config: GameConfig) -> dict:
+    """``config`` as the JSON reports write it (``config`` of ``training.evaluate --json``, of the tournament's
+    ``leaderboard.json`` and of the gauntlet's reports): every :class:`GameConfig` field."""
+    return asdict(config) | {"removed_face_up": list(config.removed_face_up)}
+
+
+def matching_preset(config: GameConfig) -> str | None:
+    """The preset (other than ``standard``) whose rules at ``config``'s player count are ``config``, or None."""
+    from nothanks_env.game import RuleError
+    from nothanks_env.presets import PRESETS, get_preset
+
+    for name in PRESETS:
+        try:
+            if name != "standard" and get_preset(name, num_players=config.num_players) == config:
+                return name
+        except RuleError:  # a preset that does not allow this player count
+            continue
+    return None
+
+
+def preset_name(config: GameConfig, preset: str | None = None) -> str | None:
+    """The preset a report records for ``config``: ``preset`` when given (the ``--preset`` typed), else the preset
+    ``config`` equals (``standard`` for the standard game), else None (rules no preset describes)."""
+    if preset is not None:
+        return preset
+    return matching_preset(config) or (None if variant_label(config) else "standard")
+
+
+def variant_label(config: GameConfig | dict, preset: str | None = None) -> str:
+    """The rules of ``config`` in a few words for a report's header, ``""`` for the standard game at its player
+    count: the preset's name (``preset``, else the preset ``config`` equals, else ``custom rules``), then what differs
+    from the standard game, e.g. ``"match3, 2 deals"`` or ``"wildcards, special cards wild/delete"``.
+
+    Args:
+        config: the rules, or their :func:`config_dict`.
+        preset: the ``--preset`` given (``None``: named from ``config`` alone).
+    """
+    if isinstance(config, dict):
+        config = GameConfig(**config)
+    facts = []
+    if config.num_deals > 1:
+        facts.append(f"{config.num_deals} deals")
+    if config.special_cards:
+        facts.append(f"special cards {'/'.join(config.special_cards)}")
+    if config.removed_face_up:
+        facts.append(f"{'/'.join(map(str, config.removed_face_up))} removed face up")
+    if config.num_removed != GameConfig.num_removed:
+        facts.append(f"{config.num_removed} removed face down")
+    if config.chips_per_player != GameConfig(num_players=config.num_players).chips_per_player:
+        facts.append(f"{config.chips_per_player} chips each")
+    if (config.lowest_card, config.highest_card) != (GameConfig.lowest_card, GameConfig.highest_card):
+        facts.append(f"cards {config.lowest_card}..{config.highest_card}")
+    if config.opponent_chips != GameConfig.opponent_chips:
+        facts.append(f"opponent chips {config.opponent_chips}")
+    if config.starting_seat is not None:
+        facts.append(f"starting seat {config.starting_seat}")
+    if not facts:
+        return ""
+    name = preset if preset is not None else matching_preset(config) or "custom rules"
+    return ", ".join([name, *facts])
+
+
 def rounded_games(games: int, num_players: int) -> int:
     """The games played for ``games`` asked for: the next multiple of ``num_players`` (every deal is played
     once per seat rotation), e.g. 5001 for 5000 at 3 players."""
@@ -832,7 +894,7 @@ class Matchup(GamesJob):
 
     def report(self, penalties: np.ndarray, seconds: float) -> EvalReport:
         """The :class:`EvalReport` of this matchup's finished games (``penalties``: int (G, P))."""
-        cfg = asdict(self.config) | {"removed_face_up": list(self.config.removed_face_up)}
+        cfg = config_dict(self.config)
         deals = int(self.deal.max()) + 1 if len(self.deal) else 0
         report = EvalReport(self.num_players, len(self.seating), deals, self.seed, cfg, seconds)
         report.games_requested = self.games_requested

@@ -14,7 +14,9 @@ opponents have a cap on their games (:data:`GAMES_CAP`: the search bot plays a f
 against two copies of itself); the output says which columns were capped, and ``--column-games`` changes
 a cap. Every deal is played once per seat rotation, so a column's games are rounded up to a multiple of
 ``P`` (3000 at 7 players plays 3003); the output says so when it happens. The summary is the minimum and the
-mean of the win rate over the columns; parity is ``1 / P``.
+mean of the win rate over the columns; parity is ``1 / P``. Each report records the rules played (``preset`` and
+``config`` in the JSON, as ``training.evaluate --json`` writes them; named in the headers unless they are the standard
+game's).
 
 Command line::
 
@@ -50,11 +52,14 @@ from training.cli import Parser, add_overwrite_argument, check_outputs, int_in, 
 from training.evaluation.evaluate import (
     MAX_GAMES,
     PolicyStats,
+    config_dict,
     label_policies,
     plan_matchup,
+    preset_name,
     rounded_games,
     run_many,
     unique_names,
+    variant_label,
 )
 from training.evaluation.heldout import HELDOUT_MIXED, HELDOUT_OPPONENTS, short_name
 from training.variants import (
@@ -146,7 +151,7 @@ def _names_checkpoint(spec: str) -> bool:
     return _holds_checkpoint(spec) or ("=" in params and "+" not in params and _holds_checkpoint(path))
 
 
-def parse_column(text: str) -> Column:
+def parse_column(text: str, name: str = "column") -> Column:
     """A column from its label: ``spec`` or ``spec+spec+...``, with the default cap of :data:`GAMES_CAP`.
 
     A ``+`` that is a number's sign (after ``=``, as in ``threshold:T=+3``, or in an exponent, as in
@@ -155,7 +160,8 @@ def parse_column(text: str) -> Column:
     they are not split.
 
     Raises:
-        ValueError: for an empty label or an empty spec between ``+`` signs.
+        ValueError: ``"<name>: expected ..."`` for an empty label or an empty spec between ``+`` signs (the command
+            line names its flag, ``--columns``).
     """
     parts: list[str] = []
     for part in text.split("+"):
@@ -169,7 +175,7 @@ def parse_column(text: str) -> Column:
         specs.append("+".join(parts[i:j]).strip())
         i = j
     if not text.strip() or not all(specs):
-        raise ValueError(f"column: expected a policy spec or specs joined by '+', got {text!r}")
+        raise ValueError(f"{name}: expected a policy spec or specs joined by '+', got {text!r}")
     label = "+".join(specs)
     return Column(tuple(specs), GAMES_CAP.get(label))
 
@@ -221,6 +227,9 @@ class GauntletReport:
         policy: the candidate's name; num_players, seed: what was played.
         games: games asked for per column (capped columns played fewer; see each row).
         seconds: wall-clock time of all the games; workers: processes used.
+        config: the rules, as ``training.evaluate --json`` writes them (:func:`training.evaluate.config_dict`).
+        preset: the preset named or matched (:func:`training.evaluate.preset_name`), None for rules no preset
+            describes.
     """
 
     policy: str
@@ -230,6 +239,18 @@ class GauntletReport:
     seconds: float
     workers: int
     rows: list[GauntletRow] = field(default_factory=list)
+    config: dict = field(default_factory=dict)
+    preset: str | None = None
+
+    @property
+    def variant(self) -> str:
+        """The rules in a few words (:func:`training.evaluate.variant_label`), ``""`` for the standard game."""
+        return variant_label(self.config or GameConfig(num_players=self.num_players), self.preset)
+
+    @property
+    def table_size(self) -> str:
+        """``"3 players"``, with the rules when they are not the standard game's: ``"3 players (match3, 2 deals)"``."""
+        return f"{self.num_players} players" + (f" ({self.variant})" if self.variant else "")
 
     @property
     def parity(self) -> float:
@@ -302,7 +323,7 @@ class GauntletReport:
         played = rounded_games(self.games, self.num_players)
         notes = "".join(f" {n}" for n in (self.rounding_note, self.caps_note()) if n)
         lines = [
-            f"`{self.policy}`, {self.num_players} players: {played} games per column, seed {self.seed}, "
+            f"`{self.policy}`, {self.table_size}: {played} games per column, seed {self.seed}, "
             f"seats rotated, duplicate deals; parity {self.parity:.3f}.{notes}",
             "",
             "| opponents | games | win rate | 95% CI | mean penalty | mean rank |",
@@ -327,7 +348,7 @@ class GauntletReport:
         seconds of play (``s``) of each column."""
         from rich.table import Table
 
-        t = Table(title=f"gauntlet of {self.policy}, {self.num_players} players (parity {self.parity:.3f})")
+        t = Table(title=f"gauntlet of {self.policy}, {self.table_size} (parity {self.parity:.3f})")
         # Short headers, and long opponent names wrap: the figures fit an 80-column terminal uncut
         t.add_column("opponents", overflow="fold")
         for col in ("games", "win rate", "95% CI", "penalty", "rank", "s"):
@@ -350,23 +371,29 @@ class GauntletReport:
 def compare_markdown(reports: Sequence[GauntletReport]) -> str:
     """Win rates of several policies side by side: one row per column, one column per policy.
 
-    The reports must share their columns (in the same order) and table size; the best rate of each row is
-    in bold (every rate that prints as it, to three decimals). Ends with the minimum and the mean rows.
+    The reports must share their columns (in the same order), table size and rules; the best rate of each row is
+    in bold (every rate that prints as it, to three decimals). Ends with the minimum and the mean rows; starts with a
+    line naming the rules unless they are the standard game's.
 
     Raises:
-        ValueError: if the reports have different columns or player counts.
+        ValueError: if the reports have different columns, player counts or rules.
     """
     first = reports[0]
     for r in reports[1:]:
         if [x.column for x in r.rows] != [x.column for x in first.rows] or r.num_players != first.num_players:
             raise ValueError("reports: expected the same columns and player count for a side-by-side table")
+        if r.config != first.config:
+            raise ValueError(
+                f"reports: expected the same rules for a side-by-side table, got {first.config} and {r.config}"
+            )
 
     def cells(values: list[float]) -> str:
         best = f"{max(values):.3f}"  # every rate that prints as the best is bold, not one of two equal-looking ones
         return " | ".join(f"**{v:.3f}**" if f"{v:.3f}" == best and len(values) > 1 else f"{v:.3f}" for v in values)
 
     head = "| opponents | games | " + " | ".join(f"`{r.policy}`" for r in reports) + " |"
-    lines = [head, "|---|---:|" + "---:|" * len(reports)]
+    rules = [f"Rules: {first.variant} ({first.num_players} players).", ""] if first.variant else []
+    lines = [*rules, head, "|---|---:|" + "---:|" * len(reports)]
     for i, row in enumerate(first.rows):
         games = "/".join(sorted({str(r.rows[i].games) for r in reports}))
         lines.append(f"| {row.display} | {games} | {cells([r.rows[i].stats.win_rate for r in reports])} |")
@@ -387,6 +414,7 @@ def gauntlet(
     workers: int = 1,
     progress: bool = False,
     ray: str | None = None,
+    preset: str | None = None,
 ) -> GauntletReport:
     """Evaluate ``policy`` against every column (method in the module docstring).
 
@@ -403,6 +431,8 @@ def gauntlet(
         progress: show a progress bar over all the games.
         ray: a Ray address to play the chunks of every column on as Ray tasks
             (:func:`training.evaluate.run_many`); the report is the same.
+        preset: the preset ``config`` came from, recorded in the report (None: the preset ``config`` equals, if
+            any; :func:`training.evaluate.preset_name`).
 
     Returns:
         :class:`GauntletReport`, rows in the order of ``columns``.
@@ -414,9 +444,7 @@ def gauntlet(
     """
     from training.specs import load_policy
 
-    labels = [c.label for c in columns]
-    if not columns or len(set(labels)) != len(labels):
-        raise ValueError(f"columns: expected at least one column and no repeats, got {labels}")
+    check_columns(columns)
     check_seats(columns, num_players)
     overrides = resolve_column_games(columns, column_games or {})
     for label, n in [("games", games), *overrides.items()]:
@@ -438,7 +466,11 @@ def gauntlet(
     played = run_many([plans[i] for i in order], workers=workers, progress=progress, desc=policy.name, ray=ray)
     seconds = time.perf_counter() - start
     results = dict(zip(order, played))
-    report = GauntletReport(policy.name, num_players, games, seed, seconds, workers)
+    config = config or GameConfig(num_players=num_players)
+    report = GauntletReport(
+        policy.name, num_players, games, seed, seconds, workers, config=config_dict(config),
+        preset=preset_name(config, preset),
+    )  # fmt: skip
     for i, c in enumerate(columns):
         penalties, secs = results[i]
         stats = plans[i].report(penalties, secs).policies[0]  # candidates come first
@@ -550,6 +582,17 @@ def _column_games(items: Sequence[str]) -> dict[str, int]:
     return out
 
 
+def check_columns(columns: Sequence[Column], name: str = "columns") -> None:
+    """Refuse no columns, or a column given twice (the same games twice, one row hiding the other in the JSON).
+
+    Raises:
+        ValueError: ``"<name>: expected ..."`` naming the labels given (the command line's name is ``--columns``).
+    """
+    labels = [c.label for c in columns]
+    if not columns or len(set(labels)) != len(labels):
+        raise ValueError(f"{name}: expected at least one column and no repeats, got {labels}")
+
+
 def check_seats(columns: Sequence[Column], num_players: int, name: str = "columns") -> None:
     """Refuse a mixed table with more specs than the ``num_players - 1`` seats it fills (the extra specs would
     never play); fewer fill the seats in turn (:meth:`Column.seat_specs`).
@@ -631,7 +674,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         _check_args(args)
-        columns = [parse_column(c) for c in args.columns] if args.columns else list(default_columns)
+        columns = [parse_column(c, "--columns") for c in args.columns] if args.columns else list(default_columns)
+        check_columns(columns, "--columns")
         column_games = resolve_column_games(columns, _column_games(args.column_games), "--column-games")
         config = variant_config(args)
         n = config.num_players
@@ -656,7 +700,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = gauntlet(
                 policy, num_players=config.num_players, games=args.games, seed=args.seed, columns=columns,
                 column_games=column_games, config=config, workers=args.workers, progress=not args.no_progress,
-                ray=args.ray,
+                ray=args.ray, preset=args.preset,
             )  # fmt: skip
             reports.append(report)
             console = Console() if sys.stdout.isatty() else Console(width=200)  # files and pipes: no wrapping

@@ -16,7 +16,9 @@ Method:
 
 Outputs in ``--out``: ``leaderboard.md``, ``leaderboard.csv``, ``leaderboard.json`` and ``ratings.png``
 (μ with a ±2σ bar per policy). A folder that already holds one of them is refused before any game, unless
-``--overwrite``.
+``--overwrite``. The rules played are recorded: ``leaderboard.json`` has ``preset`` and ``config`` (the dict
+``training.evaluate --json`` writes), and the Markdown starts with a ``Rules:`` line unless they are the standard
+game's.
 
 Command line::
 
@@ -45,13 +47,16 @@ from training.evaluation.evaluate import (
     MAX_GAMES,
     PolicyStats,
     check_plays,
+    config_dict,
     duplicate_seating,
     label_policies,
+    preset_name,
     rounded_games,
     rounding_note,
     run_games,
     summarize,
     unique_names,
+    variant_label,
     write_stats_csv,
 )
 from training.variants import add_variant_arguments, table_problem, variant_config
@@ -81,7 +86,9 @@ class LeaderboardRow:
 @dataclass
 class TournamentResult:
     """Leaderboard rows sorted by ordinal (best first), plus what was played (``games``; ``games_requested``
-    is the count asked for, which ``games`` rounds up to a multiple of ``num_players``)."""
+    is the count asked for, which ``games`` rounds up to a multiple of ``num_players``; ``config``, the rules as
+    ``training.evaluate --json`` writes them, and ``preset``, the preset named or matched, None for rules no
+    preset describes)."""
 
     num_players: int
     games: int
@@ -89,12 +96,19 @@ class TournamentResult:
     seconds: float
     rows: list[LeaderboardRow] = field(default_factory=list)
     games_requested: int | None = None
+    config: dict = field(default_factory=dict)
+    preset: str | None = None
 
     @property
     def rounding_note(self) -> str:
         """Why more games were played than asked for (:func:`training.evaluate.rounding_note`), or ``""``."""
         asked = self.games if self.games_requested is None else self.games_requested
         return rounding_note(asked, self.games, self.num_players)
+
+    @property
+    def variant(self) -> str:
+        """The rules in a few words (:func:`training.evaluate.variant_label`), ``""`` for the standard game."""
+        return variant_label(self.config or GameConfig(num_players=self.num_players), self.preset)
 
     def __getitem__(self, name: str) -> LeaderboardRow:
         for r in self.rows:
@@ -103,8 +117,11 @@ class TournamentResult:
         raise KeyError(f"policy name: expected one of {[r.stats.name for r in self.rows]}, got {name!r}")
 
     def markdown(self) -> str:
-        """The leaderboard as a Markdown table (win rate and penalty with 95% intervals)."""
+        """The leaderboard as a Markdown table (win rate and penalty with 95% intervals), after a line naming the
+        rules unless they are the standard game's."""
+        head = [f"Rules: {self.variant} ({self.num_players} players).", ""] if self.variant else []
         lines = [
+            *head,
             "| # | policy | rating μ ± σ | ordinal | win rate [95% CI] | mean penalty [95% CI] | mean rank | games |",
             "|---|---|---|---|---|---|---|---|",
         ]
@@ -130,6 +147,8 @@ class TournamentResult:
             "games": self.games,
             "games_requested": self.games_requested,
             "games_note": self.rounding_note,
+            "preset": self.preset,
+            "config": self.config,
             "seed": self.seed,
             "seconds": self.seconds,
             "rows": [asdict(r.stats) | e for r, e in zip(self.rows, extra)],
@@ -151,7 +170,8 @@ def plot_ratings(result: TournamentResult, path: pathlib.Path) -> None:
     ax.errorbar([r.rating.mu for r in rows], y, xerr=[2 * r.rating.sigma for r in rows], fmt="o", capsize=4)
     ax.set_yticks(y, [r.stats.name for r in rows])
     ax.set_xlabel("Plackett-Luce rating μ (bars: ±2σ)")
-    ax.set_title(f"{result.num_players} players, {result.games} games")
+    rules = f", {result.variant}" if result.variant else ""
+    ax.set_title(f"{result.num_players} players, {result.games} games{rules}")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -189,6 +209,7 @@ def tournament(
     workers: int = 1,
     progress: bool = False,
     ray: str | None = None,
+    preset: str | None = None,
 ) -> TournamentResult:
     """Play a league among ``policies`` and rate them (method in the module docstring).
 
@@ -202,6 +223,8 @@ def tournament(
             is a match whose totals give the ranks.
         workers, progress, ray: as for :func:`training.evaluate.evaluate` (``ray``: a Ray address to play the
             chunks of games on as Ray tasks; the result is the same).
+        preset: the preset ``config`` came from, recorded in the result (None: the preset ``config`` equals, if
+            any; :func:`training.evaluate.preset_name`).
 
     Raises:
         ValueError: if the pool is smaller than the table, the config does not match, ``games < 1``, or a
@@ -240,7 +263,10 @@ def tournament(
     ratings = rate_games(n, seating, penalties, seed)
     stats = summarize(unique_names(policies), ["pool"] * n, penalties, seating, deal)
     rows = sorted((LeaderboardRow(r, s) for r, s in zip(ratings, stats)), key=lambda r: -r.rating.ordinal)
-    return TournamentResult(num_players, len(seating), seed, seconds, rows, games_requested=games)
+    return TournamentResult(
+        num_players, len(seating), seed, seconds, rows, games_requested=games, config=config_dict(config),
+        preset=preset_name(config, preset),
+    )  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -296,6 +322,7 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
             workers=args.workers,
             progress=not args.no_progress,
             ray=args.ray,
+            preset=args.preset,
         )
     except PolicyActionError as e:  # a user's bot that returned an illegal action: its fault, one error line
         refuse(e)

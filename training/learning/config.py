@@ -7,7 +7,9 @@ into a run. Any value can be overridden on the command line::
     python -m training.selfplay configs/selfplay.yaml --set ppo.learning_rate=1e-4 --run.seed 3
 
 An override is ``KEY.PATH=VALUE``: the key's parts are split at ``.``, key and value at the first ``=``, and
-the value is read as YAML. A key part that holds ``.`` or ``=`` itself (a policy spec such as
+the value is read as YAML, as the files are: with YAML 1.2's rules for numbers and booleans, so that ``010``,
+``0x10``, ``1:30`` and ``yes`` are text that a number or boolean key refuses, not 8, 16, 90 and true
+(:class:`ConfigLoader`). A key part that holds ``.`` or ``=`` itself (a policy spec such as
 ``threshold:T=2`` among the pool's entries) is written in double quotes, taken literally::
 
     --set 'pool.scripted."threshold:T=2"=1.5' --set 'pool.league.targets."ratio:r=0.3"=0.8'
@@ -19,6 +21,7 @@ decisions of opponents.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import types
 import typing
@@ -50,9 +53,43 @@ CONFIG_DIR: Path = Path(__file__).resolve().parents[2] / "configs"
 DEFAULT_CONFIG: Path = CONFIG_DIR / "selfplay.yaml"
 
 
-def _no_bool(value: Any) -> Any:
+# ------------------------------------------------------------------ how config text is read (files and --set)
+# One rule for config files and override values: YAML 1.2's core schema for plain scalars. A number is decimal as
+# written (``10``, ``-3``, ``1.5``, ``1e-4``, and ``6_000_000`` as Python reads it: the shipped configs write their
+# step counts so); a boolean is ``true`` or ``false`` (``True``, ``TRUE``, ...); ``null`` and ``~`` are null. YAML 1.1
+# (PyYAML's default) also read ``010`` as octal 8, ``0x10`` as 16, ``1:30`` as 90 and ``yes``/``no``/``on``/``off`` as
+# booleans: those stay text here, so that a text key (a run name) gets what was written and a number or boolean key
+# refuses them, saying how to write it (PLAIN_DECIMAL_HINT).
+_DIGITS = r"[0-9]+(?:_[0-9]+)*"  # '_' between digits only, as in Python
+_YAML12_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_YAML12_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*(?:_[0-9]+)*)$")  # YAML 1.2 core without leading zeros, 0o, 0x
+_YAML12_FLOAT = re.compile(
+    rf"^(?:[-+]?(?:{_DIGITS}\.(?:{_DIGITS})?|\.{_DIGITS})(?:[eE][-+]?[0-9]+)?|[-+]?{_DIGITS}[eE][-+]?[0-9]+"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+PLAIN_DECIMAL_HINT = "no leading zeros, 0x/0o/0b prefixes or ':'; '_' only between digits"
+"""Why a number key refuses ``010``, ``0x10``, ``0o10`` or ``1:30`` (:func:`_not_plain_decimal`)."""
+_YAML11_ONLY_BOOL = frozenset({"yes", "no", "on", "off", "y", "n"})
+"""Text (in any case) YAML 1.1 read as a boolean and the config does not."""
+_YAML11_NUMBER_TAGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
+
+
+def _not_plain_decimal(value: Any) -> bool:
+    """Whether ``value`` is text a number key refuses with :data:`PLAIN_DECIMAL_HINT`: text that YAML 1.1 read as a
+    number and the config does not (``'010'``, ``'0x10'``, ``'1:30'``, ``'1__0'``), a leading zero (``'09'``, text
+    under YAML 1.1 too) or an ``0o`` / ``0x`` number of YAML 1.2's core schema (``'0o10'``)."""
+    if not isinstance(value, str) or _YAML12_INT.match(value) or _YAML12_FLOAT.match(value):
+        return False
+    if re.fullmatch(r"[-+]?(?:0[0-9_]+|0[xXoObB][0-9a-fA-F_]+)", value):  # leading zero; YAML 1.2's 0o10, 0x10
+        return True
+    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False)) in _YAML11_NUMBER_TAGS
+
+
+def _plain_number(value: Any) -> Any:
     if isinstance(value, bool):
         raise ValueError(f"expected a number, got the boolean {value}")
+    if _not_plain_decimal(value):
+        raise ValueError(f"expected a number in plain decimal ({PLAIN_DECIMAL_HINT}), got {value!r}")
     return value
 
 
@@ -60,9 +97,20 @@ Int = StrictInt
 """An int key: ``true``, ``3.0`` or ``"3"`` are refused (pydantic's lax mode read ``true`` as 1)."""
 Bool = StrictBool
 """A boolean key: ``1`` or ``"yes"`` are refused."""
-Float = Annotated[float, BeforeValidator(_no_bool), Field(allow_inf_nan=False)]
-"""A finite float key: ints and numeric strings (``1e-4`` reads as a string in YAML 1.1) pass, booleans,
-NaN and infinities do not."""
+Float = Annotated[float, BeforeValidator(_plain_number), Field(allow_inf_nan=False)]
+"""A finite float key: ints and numeric strings (``"1e-4"`` quoted) pass; booleans, NaN, infinities and text that
+is no plain decimal number (``010``, ``1:30.5``: :data:`PLAIN_DECIMAL_HINT`) do not."""
+
+
+def runs_dir_problem(runs_dir: str | Path) -> str | None:
+    """The error for a ``run.runs_dir`` that names no folder (empty or blank text), or None.
+
+    >>> runs_dir_problem("")
+    "expected the path of a folder to hold the run folders (e.g. runs), got ''"
+    """
+    if isinstance(runs_dir, str) and not runs_dir.strip():
+        return f"expected the path of a folder to hold the run folders (e.g. runs), got {runs_dir!r}"
+    return None
 
 
 class ConfigError(ValueError):
@@ -86,7 +134,7 @@ class RunSection(_Section):
     )
     checkpoint_every: Int = Field(500_000, ge=1, description="learner steps between checkpoints")
     keep_checkpoints: Int = Field(3, ge=1, description="periodic checkpoints kept on disk (best/final extra)")
-    runs_dir: str = "runs"
+    runs_dir: str = Field("runs", description="the folder that holds the run folders (made if missing)")
     torch_threads: Int = Field(1, ge=1, description="1: PPO slows up to 31x with more when the other core is busy")
     progress: Bool = True
     init_from: str | None = Field(
@@ -105,6 +153,15 @@ class RunSection(_Section):
         description="with init_from: learner steps at the start in which only the critic learns, so that the "
         "fresh critic's first, meaningless advantages do not move the warm-started actor",
     )
+
+    @field_validator("runs_dir")
+    @classmethod
+    def _runs_dir_named(cls, v: str) -> str:
+        """An empty ``runs_dir`` (``--set run.runs_dir=``) put the run folder in the current folder."""
+        problem = runs_dir_problem(v)
+        if problem is not None:
+            raise ValueError(problem)
+        return v
 
     @model_validator(mode="after")
     def _warmup_needs_init(self) -> RunSection:
@@ -340,6 +397,13 @@ class LeagueSection(_Section):
         return _refuse_colon_without_space(v, "target")
 
 
+WEIGHTING_KEYS: dict[str, tuple[str, ...]] = {"power": ("hard",), "temperature": ("target",)}
+"""League keys that only some weightings read -> those weightings (``targets``, also one, has its own check, on
+files too). ``beaten_at``, ``window`` and ``floor`` are read by every weighting or by the pool's logged scores."""
+OVERRIDES_CONTEXT = "overrides"
+"""The validation context key under which :func:`config_from_dict` passes the parsed overrides (a nested dict)."""
+
+
 class PoolSection(_Section):
     """The opponent mixture: scripted baselines (a league, see :class:`LeagueSection`) and frozen snapshots.
 
@@ -379,7 +443,7 @@ class PoolSection(_Section):
         return v
 
     @model_validator(mode="after")
-    def _something(self) -> PoolSection:
+    def _something(self, info: ValidationInfo) -> PoolSection:
         if sum(self.scripted.values()) <= 0:
             raise ValueError("expected at least one scripted opponent: the pool has no snapshot at step 0")
         if self.lineups:
@@ -393,7 +457,26 @@ class PoolSection(_Section):
                 "league.targets: only used with pool.league.weighting 'target', "
                 f"got weighting {self.league.weighting!r}"
             )
+        self._overrides_used(info)
         return self
+
+    def _overrides_used(self, info: ValidationInfo) -> None:
+        """Refuse an override (``--set``, ``--pool.league.KEY``, a sweep's ``set`` or ``space``) of a league key that
+        the weighting does not read (:data:`WEIGHTING_KEYS`): ``--set pool.league.temperature=0.1`` under ``hard``
+        changed nothing, silently. Only overrides, passed as the validation context by :func:`load_config`: config
+        files are not refused for it, as seven shipped ones (``configs/selfplay_3pb.yaml``, ...) write ``power:
+        1.0`` under ``uniform``, and a run's ``config.yaml`` writes every key, so an old run still resumes."""
+        overrides = (info.context or {}).get(OVERRIDES_CONTEXT) if info is not None else None
+        league = ((overrides or {}).get("pool") or {}).get("league")
+        if not isinstance(league, Mapping):
+            return
+        weighting = self.league.weighting
+        for key, users in WEIGHTING_KEYS.items():
+            if key in league and weighting not in users:
+                raise ValueError(
+                    f"league.{key}: only used with pool.league.weighting {' or '.join(map(repr, users))}, got "
+                    f"weighting {weighting!r} and the override pool.league.{key}={getattr(self.league, key)}"
+                )
 
     def _check_lineups(self) -> None:
         """Refuse a lineup that is not two or more scripted members joined by ``+``, one of the held-out
@@ -525,6 +608,18 @@ def check_policy_specs(game: GameSection, specs: Mapping[str, Sequence[str]]) ->
                     )
 
 
+def _divisors_near(n: int, k: int) -> list[int]:
+    """The divisors >= 2 of ``n`` nearest ``k``: the largest below it and the smallest above it (one if ``k`` is past
+    ``n``), e.g. ``_divisors_near(512, 7) == [4, 8]``; none for an ``n`` past 2**40 (too long to factor here)."""
+    if n > 2**40:
+        return []
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    divisors = sorted({*small, *(n // d for d in small)} - {1})
+    below = [d for d in divisors if d < k]
+    above = [d for d in divisors if d > k]
+    return below[-1:] + above[:1]
+
+
 def planned_timesteps(start: int, total: int, rollout: int) -> int:
     """The learner steps ``model.learn`` will reach from ``start``: SB3 finishes the rollout that passes
     ``total``, so a run ends on the next multiple of ``rollout`` (``n_envs * n_steps``) past ``start``."""
@@ -545,12 +640,32 @@ class Config(_Section):
 
     @model_validator(mode="after")
     def _batch_fits(self) -> Config:
-        rollout = self.rollout_steps
-        if self.ppo.batch_size > rollout:
+        """A PPO epoch splits the rollout into minibatches of ``ppo.batch_size`` steps and a last one of the rest
+        (SB3). A batch size above the rollout is refused, and so is one that leaves a last minibatch of a single
+        step: the standard deviation of its one advantage is NaN, and so, from then on, is the network (the run
+        crashed in its first update). A rest of two or more steps trains, on a noisier last minibatch: shipped
+        configs do so (``configs/selfplay_45.yaml``: 4096 = 3 x 1152 + 640, the recipe of ppo-45-v1..v4), and a run
+        of theirs must still load and resume, so a divisor is the advice, not the rule."""
+        rollout, batch = self.rollout_steps, self.ppo.batch_size
+        if batch <= rollout and rollout % batch != 1:
+            return self
+        envs = f"{self.n_envs} envs"
+        if len(self.game.num_players) > 1:
+            envs += f": env.games_per_count {self.env.games_per_count} x {len(self.game.num_players)} player counts"
+        near = _divisors_near(rollout, batch)
+        advice = ""
+        if near:
+            advice = f"; the nearest divisor{'s are' if len(near) > 1 else ' is'} {' and '.join(map(str, near))}"
+        if batch > rollout:
             raise ValueError(
-                f"ppo.batch_size: expected <= rollout size n_envs * n_steps = {rollout}, got {self.ppo.batch_size}"
+                f"ppo.batch_size: expected a divisor of the rollout size {rollout} (ppo.n_steps {self.ppo.n_steps} x "
+                f"{envs}), got {batch} (more than the rollout){advice}"
             )
-        return self
+        raise ValueError(
+            f"ppo.batch_size: expected a divisor of the rollout size {rollout} (ppo.n_steps {self.ppo.n_steps} x "
+            f"{envs}), or at least a size that leaves no last minibatch of a single step (its advantages normalize "
+            f"to NaN), got {batch} ({rollout} = {rollout // batch} x {batch} + 1){advice}"
+        )
 
     @model_validator(mode="after")
     def _one_rollout_at_least(self) -> Config:
@@ -711,6 +826,10 @@ def _describe(error: Any, model: type[BaseModel]) -> str:
     if kind in _BOUNDS:
         bound = next(iter(ctx.values()), "?")
         expected = f"{noun} {_BOUNDS[kind]} {bound}"
+    elif kind in ("int_type", "int_parsing") and _not_plain_decimal(got):  # 010, 0x10, 1:30: YAML 1.1 numbers
+        expected = f"an int in plain decimal ({PLAIN_DECIMAL_HINT})"
+    elif kind in ("bool_type", "bool_parsing") and isinstance(got, str) and got.lower() in _YAML11_ONLY_BOOL:
+        expected = "true or false (yes/no/on/off are text)"
     elif kind in _EXPECTED:
         expected = _EXPECTED[kind]
     elif kind == "literal_error":
@@ -801,23 +920,26 @@ def split_override(item: str) -> tuple[tuple[str, ...], str]:
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:
-    """``["ppo.learning_rate=1e-4", ...]`` -> nested dict; values are parsed as YAML scalars/lists.
+    """``["ppo.learning_rate=1e-4", ...]`` -> nested dict; values are read as YAML, as a config file is
+    (:class:`ConfigLoader`: ``010`` and ``yes`` are text, for a number or boolean key to refuse).
 
     Keys are split as :func:`split_override` splits them: a part in double quotes may hold ``.`` and ``=``
     (``'pool.scripted."threshold:T=2"=1.5'`` -> ``{"pool": {"scripted": {"threshold:T=2": 1.5}}}``).
 
     Raises:
-        ConfigError: for an item :func:`split_override` refuses, a value that is not valid YAML, or a key used
-            both as a value and as a section.
+        ConfigError: for an item :func:`split_override` refuses, a value that is not valid YAML (or writes a key
+            twice in one mapping), or a key used both as a value and as a section.
     """
     tree: dict[str, Any] = {}
     for item in items:
         parts, raw = split_override(item)
         key = dotted_key(parts)
         try:
-            value = yaml.safe_load(raw) if raw != "" else ""
+            value = load_yaml(raw) if raw != "" else ""
         except yaml.YAMLError as e:
             raise ConfigError(f"override {key}: value {raw!r} is not valid YAML: {_yaml_problem(e)}") from e
+        except ConfigError as e:  # a key written twice in a mapping
+            raise ConfigError(f"override {key}: value {raw!r}: {e}") from None
         node = tree
         *parents, leaf = parts
         for p in parents:
@@ -925,8 +1047,30 @@ def _yaml_problem(e: yaml.YAMLError) -> str:
     return f"{where}{problem}" + (f" ({context})" if context else "")
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key written twice in one mapping (plain YAML keeps the last one
+_YAML12_RESOLVED = ("bool", "int", "float")
+_YAML11_ONLY_TAGS = frozenset({*(f"tag:yaml.org,2002:{t}" for t in _YAML12_RESOLVED), "tag:yaml.org,2002:timestamp"})
+
+
+def _yaml12_resolvers(cls: type[yaml.resolver.BaseResolver], keep_yaml11: bool) -> None:
+    """Give ``cls`` YAML 1.2's core resolvers for booleans, ints and floats (:data:`_YAML12_BOOL`, ...): in place of
+    SafeLoader's YAML 1.1 ones (and its timestamps), or, with ``keep_yaml11``, after them (a dumper then quotes text
+    that either rule would read as something else)."""
+    cls.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if keep_yaml11 or tag not in _YAML11_ONLY_TAGS]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    for tag, rx, first in (
+        ("bool", _YAML12_BOOL, "tTfF"),
+        ("int", _YAML12_INT, "-+0123456789"),
+        ("float", _YAML12_FLOAT, "-+0123456789."),
+    ):
+        cls.add_implicit_resolver(f"tag:yaml.org,2002:{tag}", rx, list(first))
+
+
+class ConfigLoader(yaml.SafeLoader):
+    """How every config file and ``--set`` value is read: ``yaml.SafeLoader`` with YAML 1.2's core rules for
+    booleans and numbers (``010``, ``0x10``, ``1:30``, ``yes``, ``on`` and dates stay text; see
+    :data:`PLAIN_DECIMAL_HINT`), and that refuses a key written twice in one mapping (plain YAML keeps the last one
     silently, so a pasted ``run:`` section would quietly replace the first)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -940,6 +1084,28 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 )
             seen[key] = key_node.start_mark.line + 1
         return super().construct_mapping(node, deep=deep)
+
+
+_yaml12_resolvers(ConfigLoader, keep_yaml11=False)
+
+
+class _ConfigDumper(yaml.SafeDumper):
+    """``yaml.SafeDumper`` that quotes text either YAML 1.1 or :class:`ConfigLoader` would read as a boolean or a
+    number (``'1e5'``, ``'yes'``, ``'010'``), so that a run's ``config.yaml`` reads back the same with this loader
+    and with plain ``yaml.safe_load``."""
+
+
+_yaml12_resolvers(_ConfigDumper, keep_yaml11=True)
+
+
+def load_yaml(text: str) -> Any:
+    """``text`` read as a config is (:class:`ConfigLoader`).
+
+    Raises:
+        yaml.YAMLError: for text that is not YAML.
+        ConfigError: for a key written twice in one mapping.
+    """
+    return yaml.load(text, Loader=ConfigLoader)
 
 
 def load_config(
@@ -971,7 +1137,7 @@ def load_config(
     if not path.is_file():
         raise ConfigError(f"config file not found: expected an existing YAML file, got {path}")
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except ConfigError as e:
         raise ConfigError(f"config file {path}: {e}") from None
     except yaml.YAMLError as e:
@@ -989,9 +1155,10 @@ def load_config(
     if overrides_said is None:
         overrides_said = f" with overrides {overrides}" if overrides else ""
     source = str(path) + overrides_said
-    merged = _merge_overrides(data, parse_overrides(overrides or []))
+    tree = parse_overrides(overrides or [])
+    merged = _merge_overrides(data, tree)
     try:
-        return config_from_dict(merged, source=source, model=model)
+        return config_from_dict(merged, source=source, model=model, overrides=tree)
     except ConfigError as e:
         hint = _cut_spec_hint(overrides or [], str(e))
         if not hint:
@@ -999,17 +1166,27 @@ def load_config(
         raise ConfigError(f"{e}{hint}") from None
 
 
-def config_from_dict(data: dict[str, Any], source: str = "(dict)", model: type[M] = Config) -> M:
-    """Validate a nested dict into ``model`` (a :class:`Config`); raises :class:`ConfigError` naming each bad key."""
+def config_from_dict(
+    data: dict[str, Any],
+    source: str = "(dict)",
+    model: type[M] = Config,
+    *,
+    overrides: Mapping[str, Any] | None = None,
+) -> M:
+    """Validate a nested dict into ``model`` (a :class:`Config`); raises :class:`ConfigError` naming each bad key.
+
+    ``overrides`` (:func:`parse_overrides`' tree of what the user set on top of the file, already merged into
+    ``data``) lets a check refuse what only an explicit setting gets wrong: a league key the weighting does not
+    read (:data:`WEIGHTING_KEYS`)."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context={OVERRIDES_CONTEXT: overrides or {}})
     except ValidationError as e:
         raise ConfigError(_format_errors(e, source, model)) from None
 
 
 def dump_config(config: BaseModel, path: str | Path) -> None:
     """Write the resolved config as YAML (every value, defaults included)."""
-    Path(path).write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+    Path(path).write_text(yaml.dump(config.model_dump(mode="json"), Dumper=_ConfigDumper, sort_keys=False))
 
 
 def _flag_key_end(text: str) -> int:
@@ -1053,7 +1230,7 @@ def dotted_flags_as_set(argv: Sequence[str], flag: str = "--set") -> list[str]:
     ['cfg.yaml', '--set', 'run.seed=4', '--set', 'run.seed=3']
 
     Raises:
-        ConfigError: for a ``--SECTION.KEY`` flag without a value after it.
+        ConfigError: for a ``--SECTION.KEY`` flag without a value after it, or followed by another option.
     """
     out: list[str] = []
     for is_override, a in _dotted_flags(argv):
@@ -1066,7 +1243,8 @@ def _dotted_flags(argv: Sequence[str]) -> Iterator[tuple[bool, str]]:
     come as one ``(True, "KEY=VALUE")``.
 
     Raises:
-        ConfigError: for a ``--SECTION.KEY`` flag without a value after it.
+        ConfigError: for a ``--SECTION.KEY`` flag without a value after it, or followed by another option (a token
+            that starts with ``--``; a value that does is written ``--SECTION.KEY=VALUE``).
     """
     it = iter(argv)
     for a in it:
@@ -1076,7 +1254,12 @@ def _dotted_flags(argv: Sequence[str]) -> Iterator[tuple[bool, str]]:
             if not eq:
                 val = next(it, None)
                 if val is None:
-                    raise ConfigError(f"override {a}: expected a value after it")
+                    raise ConfigError(f"{a}: expected a value after it, got nothing (the command line ends)")
+                if val.startswith("--"):  # another option: taken as the value it made a folder named --set
+                    raise ConfigError(
+                        f"{a}: expected a value after it, got {val!r} (write {a}=VALUE for a value that starts "
+                        "with '--')"
+                    )
             yield True, f"{_flag_key(key)}={val}"
         else:
             yield False, a

@@ -20,7 +20,8 @@
    ``--save-data FILE`` writes the decisions to an ``.npz`` (``FILE``, with ``.npz`` added when it has not that
    suffix; an existing one is replaced only with ``--overwrite``); ``--load-data FILE ...`` fits on them again
    without playing (to try another ``--lr``, ``--kl`` or ``--epochs``), or on several such files at once
-   (a student of several table sizes is fitted on one file per size, each played with its ``--players``).
+   (a student of several table sizes is fitted on one file per size, each played with its ``--players``); the
+   options of the games (``--teacher``, ``--players``, ``--opponents``, ...) are refused with it.
    A deal is in one of those files only (a file given twice, a copy, or deals played again are refused:
    :func:`load_decisions`), and a file records the encoding it was made for, refused for a student that reads
    observations otherwise (:meth:`Decisions.load`).
@@ -910,7 +911,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_overwrite_argument(ap, help="replace an existing --out checkpoint or --save-data file (refused otherwise)")
     ap.add_argument(
         "--load-data", metavar="FILE", nargs="+",
-        help="fit on decisions saved by --save-data instead of playing (teacher and opponent flags unused); "
+        help="fit on decisions saved by --save-data instead of playing (--teacher, --teacher-of, --players, "
+        "--opponents, --games, --workers and --save-data are refused with it); "
         "several files are fitted together (e.g. one per table size for a 4-5 player student)",
     )  # fmt: skip
     ap.add_argument("--epochs", type=int_in(1), default=4, help="passes over the training decisions")
@@ -924,6 +926,52 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=workers_arg(), default=1, help="processes that play the teacher's games")
     ap.add_argument("--no-progress", action="store_true")
     return ap
+
+
+PLAYING_OPTIONS: dict[str, str] = {
+    "teacher": "--teacher",
+    "players": "--players",
+    "opponents": "--opponents",
+    "teacher_of": "--teacher-of",
+    "games": "--games",
+    "save_data": "--save-data",
+    "workers": "--workers",
+}
+"""Destination -> flag of the options that describe the teacher's games to play (in ``--help``'s order), unused by
+a fit on ``--load-data`` (games already played): given with it, they are refused (:func:`unused_with_load_data`)."""
+
+_UNSET = object()
+
+
+def unused_with_load_data(ap: argparse.ArgumentParser, argv: Sequence[str] | None, args: argparse.Namespace) -> None:
+    """Refuse the :data:`PLAYING_OPTIONS` given with ``--load-data`` (they were silently ignored): only those typed,
+    by any spelling argparse takes, whatever their value (``--players 3`` too), never one left at its default.
+
+    Raises:
+        ValueError: ``"--load-data: expected ..., got --teacher ppo-3p and --players 5"``, the flags in ``--help``'s
+            order.
+    """
+    if args.load_data is None:
+        return
+    single = [d for d in PLAYING_OPTIONS if d != "teacher_of"]  # append: typed when not empty
+    probe = argparse.Namespace(**dict.fromkeys(single, _UNSET))
+    ap.parse_args(argv, namespace=probe)  # parsed once already: no error here; defaults fill only what is unset
+    typed = {d for d in single if getattr(probe, d) is not _UNSET} | ({"teacher_of"} if args.teacher_of else set())
+    if not typed:
+        return
+
+    def shown(dest: str, flag: str) -> str:  # the flag with its value, as typed
+        value = getattr(args, dest)
+        if dest == "teacher_of":
+            return " ".join(f"{flag} {table} {spec}" for table, spec in value)
+        return f"{flag} {' '.join(map(str, value)) if isinstance(value, list) else value}"
+
+    flags = [shown(dest, flag) for dest, flag in PLAYING_OPTIONS.items() if dest in typed]
+    named = flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} and {flags[-1]}"
+    raise ValueError(
+        f"--load-data: expected none of the options for the teacher's games with it (it fits on decisions played "
+        f"before, at the table size and against the tables they were played with), got {named}"
+    )
 
 
 def standard_table_policy(flag: str, spec: str, num_players: int | None) -> Policy:
@@ -951,11 +999,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from training.checkpoints import CheckpointError, load_checkpoint_policy, resolve_checkpoint
     from training.cli import load_spec
 
+    ap = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = ap.parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
     try:
+        unused_with_load_data(ap, argv, args)
         check_distill_outputs(args)  # before any game, fit or checkpoint read
         if not 0 < args.holdout < 1:
             raise ValueError(f"--holdout: expected a share in (0, 1), got {args.holdout}")

@@ -18,18 +18,22 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from training.learning.config import ConfigError, GameSection, changed_key
+from training.learning.config import ConfigError, GameSection, changed_key, runs_dir_problem
 
 CONFIG_FILE = "config.yaml"
 """The validated config a run was started with, as written by :func:`training.config.dump_config`."""
 
 
 def check_runs_dir(runs_dir: str | Path) -> None:
-    """Refuse a ``run.runs_dir`` that cannot hold run folders: a file, or a path through a file.
+    """Refuse a ``run.runs_dir`` that cannot hold run folders: empty text (the run folder would land in the current
+    folder), a file, or a path through a file.
 
     Raises:
         ConfigError: naming ``run.runs_dir``, the path and the file in the way.
     """
+    problem = runs_dir_problem(runs_dir)
+    if problem is not None:
+        raise ConfigError(f"run.runs_dir: {problem}")
     path = Path(runs_dir)
     for part in (path, *path.parents):  # the nearest existing part must be a folder
         if part.exists():
@@ -48,7 +52,7 @@ def new_run_dir(runs_dir: str | Path, name: str, seed: int, subdirs: Sequence[st
     its time stamp (it used to fail with ``File exists``); an existing folder is never reused.
 
     Raises:
-        ConfigError: for a ``runs_dir`` that is a file or lies inside one (:func:`check_runs_dir`).
+        ConfigError: for a ``runs_dir`` that is empty, a file or lies inside one (:func:`check_runs_dir`).
     """
     check_runs_dir(runs_dir)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")

@@ -60,6 +60,7 @@ from training.learning.config import (
     dotted_flags_as_set,
     dump_config,
     load_config,
+    load_yaml,
     planned_timesteps,
 )
 from training.learning.reporting import learning_curve, sb3_logger, summary_table
@@ -338,10 +339,10 @@ def saved_config_hint(run_dir: Path, overrides: Sequence[str], message: str) -> 
         return ""
     key = message[len(prefix) :].split(": ", 1)[0]
     try:
-        value: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+        value: Any = load_yaml(path.read_text(encoding="utf-8"))  # read as load_config read it
         for part in key.split("."):
             value = value[part]
-    except (OSError, yaml.YAMLError, KeyError, TypeError):
+    except (OSError, yaml.YAMLError, ConfigError, KeyError, TypeError):
         return ""
     refused = re.search(r"policy spec '([^']*)'", message)
     meant = re.search(r"\(did you mean '([^']*)'\?\)", message)

@@ -20,7 +20,8 @@ for them; for any other policy they are estimated from ``--samples`` draws of it
 which is exact (probability 1) for deterministic policies such as the scripted baselines.
 
 Keys: ``n`` or Enter = next, ``b`` = back, ``g N`` = go to step N, ``s N`` = view of seat N, ``f`` = full
-view, ``h`` = help, ``q`` = quit. ``--print-all`` prints every step and exits (for pipes and tests).
+view, ``h`` = help, ``q`` = quit. ``--print-all`` prints every step, from step 0, and exits (for pipes and tests;
+``--step`` is refused with it). ``--samples`` without ``--policy`` is refused (there is nothing to estimate).
 """
 
 from __future__ import annotations
@@ -251,10 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("--seat", type=int_in(0), help="show this seat's view (default: the human's seat if recorded)")
     view.add_argument("--full", action="store_true", help="show everything, hidden information included")
     p.add_argument("--policy", metavar="SPEC", help="show this policy's action probabilities for the seat to act")
-    p.add_argument("--samples", type=int_in(1, 1_000_000), default=DEFAULT_SAMPLES,
-                   help=f"draws per step to estimate probabilities (default {DEFAULT_SAMPLES})")  # fmt: skip
-    p.add_argument("--step", type=int_in(0), default=0, help="step to start at (default 0)")
-    p.add_argument("--print-all", action="store_true", help="print every step and exit")
+    # None defaults: a --samples without --policy, or a --step with --print-all, is refused only when typed
+    p.add_argument("--samples", type=int_in(1, 1_000_000), default=None, help="with --policy: draws per step to "
+                   f"estimate its probabilities (default {DEFAULT_SAMPLES})")  # fmt: skip
+    p.add_argument("--step", type=int_in(0), default=None, help="step to start at (default 0; not with --print-all)")
+    p.add_argument("--print-all", action="store_true", help="print every step, from step 0, and exit")
     p.add_argument("--plain", action="store_true", help="plain text even on a terminal")
     return p
 
@@ -263,6 +265,18 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     """Entry point; returns the exit status. Bad arguments or an unreadable record exit with 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.samples is not None and args.policy is None:  # it was silently ignored
+        parser.error(
+            f"--samples: expected with --policy (it sets the draws that estimate that policy's probabilities), got "
+            f"--samples {args.samples} without --policy"
+        )
+    if args.step is not None and args.print_all:  # it was silently ignored: every step was printed from step 0
+        parser.error(
+            f"--step: expected without --print-all (which prints every step, from step 0), got --step {args.step} "
+            "with --print-all"
+        )
+    samples = DEFAULT_SAMPLES if args.samples is None else args.samples
+    start = 0 if args.step is None else args.step
     try:
         record = GameRecord.load(args.record)
         replay(record)  # check that it replays to its recorded result before showing anything
@@ -273,8 +287,8 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     n = record.config.num_players
     if args.seat is not None and not 0 <= args.seat < n:
         parser.error(f"--seat: expected 0..{n - 1}, got {args.seat}")
-    if args.step > len(record.actions):
-        parser.error(f"--step: expected 0..{len(record.actions)}, got {args.step}")
+    if start > len(record.actions):
+        parser.error(f"--step: expected 0..{len(record.actions)}, got {start}")
     seat: int | None = args.seat
     if seat is None and not args.full and record.agents is not None and HUMAN in record.agents:
         seat = record.agents.index(HUMAN)
@@ -295,13 +309,13 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     display = Display(out or sys.stdout, "plain" if args.plain else "auto")
     if args.print_all:
         try:
-            print_all(record, display, seat, policy, args.samples)
+            print_all(record, display, seat, policy, samples)
         except BrokenPipeError:  # piped into head: stop quietly (the Python docs' recipe, "Note on SIGPIPE")
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 1
     else:
-        replay_loop(record, display=display, input_fn=input_fn, seat=seat, policy=policy, samples=args.samples,
-                    start=args.step)  # fmt: skip
+        replay_loop(record, display=display, input_fn=input_fn, seat=seat, policy=policy, samples=samples,
+                    start=start)  # fmt: skip
     return 0
 
 

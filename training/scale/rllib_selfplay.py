@@ -557,13 +557,17 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
 
     Raises:
         SystemExit: from argparse: ``--help``, or bad input already reported on one ``error:`` line.
-        ConfigError: for ``--overwrite`` without ``--export``, or ``--export`` without ``--out``.
+        ConfigError: for ``--overwrite`` or ``--out`` without ``--export``, or ``--export`` without ``--out``.
     """
     args = build_parser().parse_args(dotted_flags_as_set(list(argv)))
     if args.overwrite and not args.export:
         raise ConfigError("--overwrite: expected with --export (it replaces an existing --out), got it without")
     if args.export and not args.out:
         raise ConfigError("--export: expected --out DIR for the exported checkpoint, got none")
+    if args.out is not None and not args.export:
+        raise ConfigError(
+            f"--out: expected with --export (it names the exported checkpoint), got --out {args.out} without"
+        )
     return args, list(args.set)
 
 
