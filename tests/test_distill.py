@@ -98,6 +98,8 @@ def test_the_command_line_writes_a_loadable_checkpoint_and_refuses_bad_input(tmp
         (["--holdout", "nan"], "--holdout: expected a share in (0, 1), got nan"),
         (["--holdout", "1"], "--holdout: expected a share in (0, 1), got 1.0"),
         (["--opponents", "heuristic+utility+extort"], "--opponents: expected one spec or 2 joined by '+'"),
+        # it said "--opponents: column: expected ..."
+        (["--opponents", "random+"], "error: --opponents: expected a policy spec or specs joined by '+', got "),
         (["--teacher", "nosuchbot"], "--teacher: "),
         (["--save-data", "/dev/null/d.npz"], "--save-data: expected a path whose folders can be created, got "),
     ],

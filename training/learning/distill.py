@@ -443,10 +443,7 @@ def _tables(opponents: Sequence[str], num_players: int) -> list[list[str]]:
     refuse_heldout("--opponents", opponents)
     out = []
     for entry in opponents:
-        try:
-            column = parse_column(entry)
-        except ValueError as e:
-            raise ValueError(f"--opponents: {e}") from e
+        column = parse_column(entry, "--opponents")  # its errors name the flag: "--opponents: expected ..."
         if len(column.opponents) not in (1, num_players - 1):
             raise ValueError(
                 f"--opponents: expected one spec or {num_players - 1} joined by '+' for {num_players} players, "
