@@ -505,12 +505,12 @@ def check_serve_args(args: argparse.Namespace) -> None:
             f"is the opponents and the timed seat: {MIN_PLAYERS}..{MAX_PLAYERS} players), got {k}: {args.opponents}"
         )
     n = PRESETS[args.preset].get("num_players")  # a preset with its own table size: played at it, or refused
-    if n is not None and k != n - 1 and typed:
-        refuse(
-            f"--opponents: expected {n - 1} specs for {n} players (one per other seat: --preset {args.preset} is a "
-            f"{n}-player table), got {k}: {' '.join(args.opponents)}"
-        )
     if n is not None and k != n - 1:
+        if typed:
+            refuse(
+                f"--opponents: expected {n - 1} specs for {n} players (one per other seat: --preset {args.preset} is "
+                f"a {n}-player table), got {k}: {' '.join(args.opponents)}"
+            )
         refuse(
             f"--preset {args.preset}: expected --opponents with {n - 1} specs (one per other seat of its {n}-player "
             f"table; the default, {' '.join(args.opponents)}, seats {k + 1}), got no --opponents"

@@ -115,7 +115,7 @@ def matching_preset(config: GameConfig) -> str | None:
     return None
 
 
-def preset_name(config: GameConfig, preset: str | None = None) -> str | None:
+def recorded_preset(config: GameConfig, preset: str | None = None) -> str | None:
     """The preset a report records for ``config``: ``preset`` when given (the ``--preset`` typed), else the preset
     ``config`` equals (``standard`` for the standard game), else None (rules no preset describes)."""
     if preset is not None:

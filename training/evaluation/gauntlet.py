@@ -55,7 +55,7 @@ from training.evaluation.evaluate import (
     config_dict,
     label_policies,
     plan_matchup,
-    preset_name,
+    recorded_preset,
     rounded_games,
     run_many,
     unique_names,
@@ -228,7 +228,7 @@ class GauntletReport:
         games: games asked for per column (capped columns played fewer; see each row).
         seconds: wall-clock time of all the games; workers: processes used.
         config: the rules, as ``training.evaluate --json`` writes them (:func:`training.evaluate.config_dict`).
-        preset: the preset named or matched (:func:`training.evaluate.preset_name`), None for rules no preset
+        preset: the preset named or matched (:func:`training.evaluate.recorded_preset`), None for rules no preset
             describes.
     """
 
@@ -432,7 +432,7 @@ def gauntlet(
         ray: a Ray address to play the chunks of every column on as Ray tasks
             (:func:`training.evaluate.run_many`); the report is the same.
         preset: the preset ``config`` came from, recorded in the report (None: the preset ``config`` equals, if
-            any; :func:`training.evaluate.preset_name`).
+            any; :func:`training.evaluate.recorded_preset`).
 
     Returns:
         :class:`GauntletReport`, rows in the order of ``columns``.
@@ -469,7 +469,7 @@ def gauntlet(
     config = config or GameConfig(num_players=num_players)
     report = GauntletReport(
         policy.name, num_players, games, seed, seconds, workers, config=config_dict(config),
-        preset=preset_name(config, preset),
+        preset=recorded_preset(config, preset),
     )  # fmt: skip
     for i, c in enumerate(columns):
         penalties, secs = results[i]

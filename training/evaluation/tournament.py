@@ -50,7 +50,7 @@ from training.evaluation.evaluate import (
     config_dict,
     duplicate_seating,
     label_policies,
-    preset_name,
+    recorded_preset,
     rounded_games,
     rounding_note,
     run_games,
@@ -224,7 +224,7 @@ def tournament(
         workers, progress, ray: as for :func:`training.evaluate.evaluate` (``ray``: a Ray address to play the
             chunks of games on as Ray tasks; the result is the same).
         preset: the preset ``config`` came from, recorded in the result (None: the preset ``config`` equals, if
-            any; :func:`training.evaluate.preset_name`).
+            any; :func:`training.evaluate.recorded_preset`).
 
     Raises:
         ValueError: if the pool is smaller than the table, the config does not match, ``games < 1``, or a
@@ -265,7 +265,7 @@ def tournament(
     rows = sorted((LeaderboardRow(r, s) for r, s in zip(ratings, stats)), key=lambda r: -r.rating.ordinal)
     return TournamentResult(
         num_players, len(seating), seed, seconds, rows, games_requested=games, config=config_dict(config),
-        preset=preset_name(config, preset),
+        preset=recorded_preset(config, preset),
     )  # fmt: skip
 
 
