@@ -1,4 +1,4 @@
-"""training.merge: the logit average of several networks, written as one wider network."""
+"""training.merge: the logit average of several networks as one wider network, or their parameter average."""
 
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ def test_cli_writes_a_checkpoint_that_plays_the_mean_of_its_members(tmp_path, ca
     assert meta["num_players"] == [3]
     assert meta["net_arch"] == [48, 16]
     assert meta["merged"]["weights"] == [0.25, 0.75]
+    assert meta["merged"]["average"] == "logits"
     assert [m["name"] for m in meta["merged"]["members"]] == [str(tmp_path / "a"), str(tmp_path / "b")]
     assert meta["merged"]["members"][0]["metadata_sha256"] == read_metadata(tmp_path / "a")["metadata_sha256"]
     pol = load_checkpoint_policy(out)
@@ -168,3 +169,114 @@ def test_huge_weights_are_read_as_their_ratio(tmp_path):
     a, b = _ckpt(tmp_path / "a", seed=1), _ckpt(tmp_path / "b", seed=2)
     assert mg.main(["--members", str(a), str(b), "--out", str(tmp_path / "m"), "--weights", "1e308", "1.5e308"]) == 0
     assert read_metadata(tmp_path / "m")["merged"]["weights"] == pytest.approx([0.4, 0.6], abs=1e-12)
+
+
+def _soup(weights, mix):
+    """The parameter average as documented: the weighted sum in float64, rounded once to float32."""
+    return {k: sum(w * m[k].double() for w, m in zip(mix, weights)).float() for k in weights[0]}
+
+
+def test_parameter_average_is_the_weighted_mean_of_each_tensor():
+    a = random_weights((enc.OBS_SIZE, 16, 8, 2), seed=1)
+    b = random_weights((enc.OBS_SIZE, 16, 8, 2), seed=2)
+    merged = mg.average_weights([a, b], [0.3, 0.7])
+    assert sorted(merged) == sorted(a)
+    for k in a:
+        assert merged[k].dtype == torch.float32 and merged[k].shape == a[k].shape
+        assert torch.equal(merged[k], (0.3 * a[k].double() + 0.7 * b[k].double()).float()), k
+        # and within float32 rounding of the sum taken in float32
+        torch.testing.assert_close(merged[k], 0.3 * a[k] + 0.7 * b[k], rtol=0, atol=1e-7)
+    # three members, in the order given
+    c = random_weights((enc.OBS_SIZE, 16, 8, 2), seed=3)
+    three = mg.average_weights([a, b, c], [0.5, 0.25, 0.25])
+    assert all(torch.equal(three[k], _soup([a, b, c], [0.5, 0.25, 0.25])[k]) for k in a)
+    assert not torch.equal(three["layers.1.weight"], merged["layers.1.weight"])
+
+
+def test_parameter_average_refuses_networks_of_other_shapes():
+    a = random_weights((enc.OBS_SIZE, 16, 8, 2), seed=1)
+    with pytest.raises(ValueError, match=r"one shape, got layers.0.bias of shapes \[\[16\], \[12\]\]"):
+        mg.average_weights([a, random_weights((enc.OBS_SIZE, 12, 8, 2))], [0.5, 0.5])
+    with pytest.raises(ValueError, match=r"expected networks with the same tensors"):
+        mg.average_weights([a, random_weights((enc.OBS_SIZE, 16, 2))], [0.5, 0.5])
+    with pytest.raises(ValueError, match=r"weights: expected finite numbers > 0, got \[0.5, nan\]"):
+        mg.average_weights([a, a], [0.5, float("nan")])
+    with pytest.raises(ValueError, match=r"at least 2 networks to merge, got 1"):
+        mg.average_weights([a], [1.0])
+
+
+def test_cli_parameter_average_writes_a_network_of_the_members_shape_that_plays(tmp_path, capsys):
+    from training import evaluate as ev
+
+    a, b = _ckpt(tmp_path / "a", seed=1, num_players=[3, 4]), _ckpt(tmp_path / "b", seed=2)
+    out = tmp_path / "soup"
+    argv = ["--average", "parameters", "--members", str(a), str(b), "--weights", "0.7", "0.3", "--out", str(out)]
+    assert mg.main(argv) == 0
+    assert capsys.readouterr().out == f"wrote {out}: hidden layers [16, 8], the parameter average of {a} 0.7, {b} 0.3\n"
+    meta = read_metadata(out)
+    assert meta["kind"] == "nothanks-merged"
+    assert meta["net_arch"] == meta["merged"]["net_arch"] == [16, 8]
+    assert meta["merged"]["average"] == "parameters"
+    assert meta["num_players"] == [3]
+    mix = meta["merged"]["weights"]
+    assert mix == pytest.approx([0.7, 0.3], abs=1e-15)
+    assert [m["name"] for m in meta["merged"]["members"]] == [str(a), str(b)]
+    pa, pb = load_checkpoint_policy(a), load_checkpoint_policy(b)
+    pol = load_checkpoint_policy(out)
+    got, want = pol.weights(), _soup([pa.weights(), pb.weights()], mix)
+    assert sorted(got) == sorted(want) == sorted(pa.weights())
+    assert all(torch.equal(got[k], want[k]) for k in want)
+    # its logits are those of the averaged parameters, not the average of the members' logits
+    x = _obs()
+    h = x.astype(np.float64)
+    for i in range(3):
+        w = mix[0] * pa.weights()[f"layers.{i}.weight"].double() + mix[1] * pb.weights()[f"layers.{i}.weight"].double()
+        bias = mix[0] * pa.weights()[f"layers.{i}.bias"].double() + mix[1] * pb.weights()[f"layers.{i}.bias"].double()
+        h = h @ w.numpy().T + bias.numpy()
+        h = np.maximum(h, 0) if i < 2 else h
+    np.testing.assert_allclose(pol.logits(x), h, atol=1e-5)
+    assert np.abs(pol.logits(x) - (0.7 * pa.logits(x) + 0.3 * pb.logits(x))).max() > 1e-3
+    assert pol.num_players == 3 and pol.chip_memory is True and pol.behaviour is False
+    report = ev.main(["--policy", str(out), "--opponents", "heuristic", "--games", "6", "--no-progress"])
+    assert report.games == 6 and report[out.name].games == 6
+
+
+@pytest.mark.parametrize(
+    ("other", "message"),
+    [
+        ({"sizes": (enc.OBS_SIZE, 32, 8, 2)}, "got {a}: [16, 8], {b}: [32, 8]"),
+        ({"sizes": (enc.OBS_SIZE, 16, 2)}, "got {a}: [16, 8], {b}: [16]"),
+    ],
+)
+def test_cli_parameter_average_refuses_members_of_other_widths(tmp_path, capsys, other, message):
+    a, b = str(_ckpt(tmp_path / "a", seed=1)), str(_ckpt(tmp_path / "b", seed=2, **other))
+    code = mg.main(["--average", "parameters", "--members", a, b, "--out", str(tmp_path / "m")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith(
+        "error: --members: expected networks with one net_arch (--average parameters averages them tensor by tensor)"
+    )
+    assert message.format(a=a, b=b) in err
+    assert not (tmp_path / "m").exists()
+    # the logit average takes members of other widths (of one depth)
+    logits = mg.main(["--members", a, b, "--out", str(tmp_path / "m")])
+    assert logits == (0 if len(other["sizes"]) == 4 else 2)
+
+
+def test_cli_parameter_average_refuses_other_options_as_the_logit_average_does(tmp_path, capsys):
+    a, b = str(_ckpt(tmp_path / "a", seed=1)), str(_ckpt(tmp_path / "b", seed=2, activation="tanh"))
+    assert mg.main(["--average", "parameters", "--members", a, b, "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: --members: expected networks with one activation, got {a}: 'relu', {b}: 'tanh'\n"
+    assert not (tmp_path / "m").exists()
+
+
+def test_cli_refuses_an_unknown_average(tmp_path, capsys):
+    a, b = str(_ckpt(tmp_path / "a", seed=1)), str(_ckpt(tmp_path / "b", seed=2))
+    assert mg.main(["--average", "weights", "--members", a, b, "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: argument --average: invalid choice: 'weights'")
+    assert "logits" in err and "parameters" in err
+    assert not (tmp_path / "m").exists()
+    with pytest.raises(ValueError, match=r"--average: expected one of logits, parameters, got 'soup'"):
+        mg.merge([a, b], str(tmp_path / "m"), average="soup")
