@@ -3,10 +3,12 @@ a process still runs (Linux /proc), and a command started until its pool workers
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,13 +39,36 @@ def alive(pid: int) -> bool:
         return False
 
 
+@contextlib.contextmanager
+def sigint_as_in_a_terminal() -> Iterator[None]:
+    """While the block starts commands, let SIGINT through in this process if it is ignored here, so that they do
+    not inherit it ignored.
+
+    pytest started in the background by a script (``pytest ... &``: the shell ignores SIGINT for it) or under
+    ``nohup`` passes an ignored SIGINT on to every command it starts, and Python then installs no Ctrl-C handler:
+    the command of a Ctrl-C test never saw the stop and played on (``timed out after 120 seconds``). A terminal
+    starts a foreground command with SIGINT at its default, as the commands started here are: only an ignored
+    signal is inherited, one with a handler starts at the default.
+    """
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def start_with_workers(cmd: list[str], cwd: Path, workers: int = 2) -> tuple[subprocess.Popen, list[int]]:
-    """Start ``cmd`` (from ``cwd``, in its own session, output piped) and wait until its ``workers`` pool workers
-    play; returns the process and the workers' pids."""
-    proc = subprocess.Popen(
-        cmd, cwd=cwd, env=os.environ | {"PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,
-    )  # fmt: skip
+    """Start ``cmd`` (from ``cwd``, in its own session, output piped, with SIGINT as a terminal gives it:
+    :func:`sigint_as_in_a_terminal`) and wait until its ``workers`` pool workers play; returns the process and the
+    workers' pids."""
+    with sigint_as_in_a_terminal():
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=os.environ | {"PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, start_new_session=True,
+        )  # fmt: skip
     deadline = time.time() + 60
     while len(found := pool_workers(proc.pid)) < workers and proc.poll() is None and time.time() < deadline:
         time.sleep(0.05)

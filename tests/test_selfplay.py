@@ -194,6 +194,13 @@ def test_sigterm_during_the_final_evaluation_ends_it_and_keeps_the_run_resumable
     assert step_checkpoints(run) == [last] and (run / "final_eval.md").is_file()
 
 
+EVAL_STOP_BOUND = 20.0
+"""Seconds a run stopped during a periodic evaluation may take to end. It takes a second or two, but the stop runs at
+the machine's pace: on a busy machine (the whole suite on two cores, load 6) a stop test once took 11 s. The bound
+stays well below the half minute that playing the evaluation's queued chunks took on an idle machine (longer on a
+busy one), so that bug still fails."""
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="finds the evaluation's pool workers in /proc")
 def test_ctrl_c_during_a_periodic_evaluation_drops_it_at_once_and_resume_runs_it(tmp_path):
     """A stop during a periodic evaluation waited for all its games (half a minute here, every queued chunk of
@@ -222,7 +229,7 @@ def test_ctrl_c_during_a_periodic_evaluation_drops_it_at_once_and_resume_runs_it
     run = only_run(tmp_path)
     first = run / "checkpoints" / "step_0000000000"
     assert proc.returncode == 0, err
-    assert took < 10.0, f"{took:.1f} s"  # under a second; it took half a minute
+    assert took < EVAL_STOP_BOUND, f"{took:.1f} s"  # a second or two; it took half a minute
     assert err.endswith(
         "\nSIGINT: saving a checkpoint and stopping (the evaluation at 0 learner steps is dropped; --resume runs "
         f"it)...\nstopped at 0 learner steps; checkpoint: {first}\n"

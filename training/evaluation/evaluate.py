@@ -330,11 +330,66 @@ class _ChunkStopped(Exception):
     """Raised in a pool worker at its next turn once :func:`pool_map` has set the pool's stop event."""
 
 
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+"""The signals that stop a command (Ctrl-C, and ``kill``, ``timeout`` or a service manager)."""
+
+
+class _stops_held:
+    """Hold back :data:`_STOPS` while the ``with`` block runs, and deliver one sent meanwhile as the block ends: its
+    handler runs then, and raises there (KeyboardInterrupt, a trainer's stop) as the block is left.
+
+    It holds them two ways. Python runs a signal's handler in the main thread whichever thread the OS gave the signal
+    to (torch's threads take it too), so on the main thread their handlers are swapped for one that only notes the
+    stop. And this thread blocks them: processes forked in the block start with them blocked (and the noting
+    handler), until :func:`_init_worker` ignores them; threads started in the block keep them blocked. Off the main
+    thread, where Python sets no handler (and runs none), it only blocks them; where the OS has no
+    ``pthread_sigmask`` it only swaps the handlers.
+    """
+
+    def __enter__(self) -> None:
+        self.held: list[int] = []
+        self.handlers: dict[int, Any] = {}
+        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) if hasattr(signal, "pthread_sigmask") else None
+        try:
+            if threading.current_thread() is threading.main_thread():
+                for sig in _STOPS:
+                    handler = signal.getsignal(sig)
+                    if handler is not None:  # None: set outside Python, left alone
+                        signal.signal(sig, self._hold)  # runs the handlers of stops already sent: one may raise
+                        self.handlers[sig] = handler
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def _hold(self, signum: int, frame: object) -> None:
+        self.held.append(signum)
+
+    def __exit__(self, *exc: object) -> None:
+        raised = None
+        for sig, handler in self.handlers.items():
+            while True:  # signal.signal first runs the handlers of stops sent meanwhile: a stop's own may raise
+                try:
+                    signal.signal(sig, handler)
+                    break
+                except BaseException as e:
+                    raised = raised or e
+        self.handlers = {}
+        if self.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)  # a stop blocked meanwhile: its handler runs here
+        if raised is not None:
+            raise raised
+        for sig in dict.fromkeys(self.held):  # each once, in the order sent
+            signal.raise_signal(sig)
+
+
 def _init_worker(setups, stop) -> None:
     # Ctrl-C and a service manager's SIGTERM reach the whole process group: the parent alone decides what a stop
-    # does (pool_map then stops the workers' games), so that no worker dies under it or prints a traceback.
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    # does (pool_map then stops the workers' games), so that no worker dies under it or prints a traceback. The
+    # worker was forked with both held (pool_map): ignored now, one sent since is dropped as they are let through.
+    for sig in _STOPS:
         signal.signal(sig, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # not held in what a policy may start in turn
     _end_with_parent()
     if "torch" in sys.modules:  # inherited by fork: never enter torch's thread pools here (see _start_method)
         sys.modules["torch"].set_num_threads(1)
@@ -422,12 +477,20 @@ def pool_map(
     """
     ctx = multiprocessing.get_context(_start_method())
     stop = ctx.Event()
-    ex = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(setups, stop))
+    ex = None
     try:
-        futures = {ex.submit(fn, *args): i for i, args in enumerate(calls)}
+        # A stop while the pool starts waits until it has: the first submit forks the workers, then starts the
+        # thread that hands them work and ends them. A stop in between (delivered there, or in the fork hooks, where
+        # Python drops it) left workers that nothing ended, and the command hung on exit, waiting for them; one that
+        # reached a worker before _init_worker killed it with a traceback. Held, it is raised as the block ends.
+        with _stops_held():
+            ex = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(setups, stop))
+            futures = {ex.submit(fn, *args): i for i, args in enumerate(calls)}
         for fut in cf.as_completed(futures):
             on_result(futures[fut], fut.result())
     except BaseException:
+        if ex is None:  # stopped before the pool existed
+            raise
         # A stop (KeyboardInterrupt, a trainer's) or an error: nothing left is wanted. The calls not yet handed out
         # are cancelled and those running end at their next turn (stop_check), so the pool ends in a moment; it
         # used to run every queued call first.
