@@ -64,13 +64,15 @@ def check_options(chip_memory: Any, reward: Any, learner_seat: Any, config: Game
         raise RuleError(f"learner_seat: expected None (drawn per game) or an int in 0..{n - 1}, got {learner_seat!r}")
 
 
-def resolve_opponents(opponents: OpponentArg, num_players: int) -> list[Policy]:
+def resolve_opponents(opponents: OpponentArg, num_players: int, *, special_cards: bool | None = None) -> list[Policy]:
     """The ``num_players - 1`` opponent policies; entry ``k`` plays the seat ``k + 1`` seats after the learner.
 
     Args:
         opponents: ``None`` (:data:`DEFAULT_OPPONENT` everywhere), one spec or policy for every seat (one
             instance, shared by the seats), or a sequence with one spec or policy per other seat.
         num_players: seats at the table.
+        special_cards: whether the table has special cards, for the hint of a shipped network refused at
+            ``num_players`` (:func:`nothanks_env.specs.load_policy`); None: not known.
 
     Raises:
         RuleError: for a sequence of the wrong length or an entry that is neither a spec nor a policy.
@@ -80,14 +82,14 @@ def resolve_opponents(opponents: OpponentArg, num_players: int) -> list[Policy]:
     if opponents is None:
         opponents = DEFAULT_OPPONENT
     if isinstance(opponents, str) or callable(getattr(opponents, "act_batch", None)):
-        return [_policy(opponents, num_players, "opponents")] * want
+        return [_policy(opponents, num_players, "opponents", special_cards)] * want
     if not isinstance(opponents, Sequence) or len(opponents) != want:
         got = f"{len(opponents)} entries" if isinstance(opponents, Sequence) else repr(opponents)
         raise RuleError(
             f"opponents: expected one spec or policy, or {want} (one per other seat at {num_players} players), "
             f"got {got}"
         )
-    return [_policy(o, num_players, f"opponents[{k}]") for k, o in enumerate(opponents)]
+    return [_policy(o, num_players, f"opponents[{k}]", special_cards) for k, o in enumerate(opponents)]
 
 
 def check_opponents(opponents: Sequence[Policy], config: GameConfig) -> None:
@@ -114,11 +116,11 @@ def check_opponents(opponents: Sequence[Policy], config: GameConfig) -> None:
         )
 
 
-def _policy(item: str | Policy, num_players: int, what: str) -> Policy:
+def _policy(item: str | Policy, num_players: int, what: str, special_cards: bool | None = None) -> Policy:
     if isinstance(item, str):
         from nothanks_env.specs import load_policy  # the baselines (and torch for checkpoints) only when named
 
-        return load_policy(item, num_players=num_players)
+        return load_policy(item, num_players=num_players, special_cards=special_cards)
     if not callable(getattr(item, "act_batch", None)):
         raise RuleError(f"{what}: expected a policy spec (str) or a Policy (with act_batch), got {item!r}")
     want = getattr(item, "num_players", None)
@@ -259,7 +261,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise RuleError(f"render_mode: expected None or one of {list(RENDER_MODES)}, got {render_mode!r}")
         n = self.config.num_players
-        self.opponents = resolve_opponents(opponents, n)
+        self.opponents = resolve_opponents(opponents, n, special_cards=bool(self.config.special_cards))
         self.learner_seat = learner_seat
         self.chip_memory = chip_memory
         self.behaviour = behaviour

@@ -170,7 +170,7 @@ class NoThanksVectorEnv(VectorEnv):
 
         # Opponent instances: one shared per deterministic policy, one copy per sub-env per stochastic one
         # (unless opponent_rng="shared"). A sub-env seeds its stochastic opponents as a single env does.
-        base = resolve_opponents(opponents, n)
+        base = resolve_opponents(opponents, n, special_cards=bool(cfg.special_cards))
         check_opponents(base, cfg)
         self.policies: list[Policy] = []
         """Every opponent instance; the ids of the table index this list."""

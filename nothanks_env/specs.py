@@ -219,7 +219,9 @@ def spec_param(spec: str) -> str:
     return f"({spec})" if any(c in spec for c in ",:=") else spec
 
 
-def _baseline(spec: str, name: str, text: str, seed: int | None, num_players: int | None) -> Policy:
+def _baseline(
+    spec: str, name: str, text: str, seed: int | None, num_players: int | None, special_cards: bool | None = None
+) -> Policy:
     cls = BASELINES[name]
     nested = POLICY_PARAMS.get(name, ())
     params = _parse_params(spec, text, nested) if ":" in spec else {}  # "threshold", not "threshold:"
@@ -232,7 +234,10 @@ def _baseline(spec: str, name: str, text: str, seed: int | None, num_players: in
         if key in params:
             try:
                 params[key] = load_policy(
-                    str(params[key]), num_players=num_players, seed=None if seed is None else seed + 7919 * (k + 1)
+                    str(params[key]),
+                    num_players=num_players,
+                    seed=None if seed is None else seed + 7919 * (k + 1),
+                    special_cards=special_cards,
                 )
             except ValueError as e:
                 raise ValueError(f"policy spec {spec!r}: parameter {key}: {e}") from e
@@ -471,7 +476,9 @@ def _named_as_written(short: str, expanded: str, message: str) -> str:
     return f"policy spec {short!r} (= {expanded!r}){rest}"
 
 
-def load_policy(spec: str, *, num_players: int | None = None, seed: int | None = None) -> Policy:
+def load_policy(
+    spec: str, *, num_players: int | None = None, seed: int | None = None, special_cards: bool | None = None
+) -> Policy:
     """Build the policy a spec names (syntax in the module docstring).
 
     Args:
@@ -479,6 +486,9 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
         num_players: table size it will play at; a policy with a ``num_players`` attribute (e.g. a
             checkpoint trained for one size) is checked against it.
         seed: seeds the policy's RNG (:meth:`Policy.seed`), where it has one.
+        special_cards: whether the table it will play has special cards (``config.special_cards``), for the
+            hint of a shipped network refused at ``num_players``: the shipped networks named are those that play
+            such a table at that size. ``None`` (not known): those of the refused network's own kind.
 
     Returns:
         The policy. Baselines' ``name`` is their canonical spec (``threshold:T=5``).
@@ -499,7 +509,7 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
         policy = _checkpoint_with_params(spec, path, params)
     elif head in BASELINES:
         try:
-            policy = _baseline(spec, head, tail, seed, num_players)
+            policy = _baseline(spec, head, tail, seed, num_players, special_cards)
         except ValueError as e:
             if "=" in tail:  # threshold:T=x: parameters, not a path
                 raise
@@ -530,7 +540,7 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
             )
         if spec in composite:
             try:
-                policy = load_policy(composite[spec], num_players=num_players, seed=seed)
+                policy = load_policy(composite[spec], num_players=num_players, seed=seed, special_cards=special_cards)
             except ValueError as e:
                 raise ValueError(_named_as_written(spec, composite[spec], str(e))) from e
             policy.name = spec  # tables say the short name; SHIPPED_SPECS says what it is
@@ -544,25 +554,28 @@ def load_policy(spec: str, *, num_players: int | None = None, seed: int | None =
         try:
             check_player_count(policy, num_players, f"policy spec {spec!r}")
         except ValueError as e:
-            hint = _other_sizes_hint(spec, num_players, special_cards_only(policy))
+            table_special = special_cards_only(policy) if special_cards is None else special_cards
+            hint = _other_sizes_hint(spec, num_players, table_special)
             raise ValueError(f"{e}{hint}") from None
     return policy
 
 
-def _other_sizes_hint(spec: str, num_players: int, special: bool) -> str:
-    """For a shipped network's short name refused at ``num_players``: ``"; shipped networks for 5 players: ppo-5p,
-    ppo-mixed"`` (today's names, not the ``-vN`` versions), read from their metadata; ``""`` otherwise.
+def shipped_networks(num_players: int, *, special_cards: bool) -> list[str]:
+    """The shipped networks (today's names, not the ``-vN`` versions) that play a table of ``num_players`` seats
+    with special cards (``special_cards``: trained on them, more actions than pass/take, ``ppo-wildcards``) or
+    without (the standard game and its other variants), read from their metadata as the loader reads it (no
+    ``num_actions``, from before special cards: pass/take); ``[]`` without the ``training`` package.
 
-    Only networks of the refused one's variant are named: for special cards (``special``: more actions than
-    pass/take, ``ppo-wildcards``) or for the standard game, told apart by their metadata's ``num_actions`` as the
-    loader does (absent before special cards: standard). The table's own variant is not known here
-    (:func:`load_policy` gets its size only), and one who wrote ``ppo-4p`` plays the standard game: the hint
-    named ``ppo-wildcards`` there, which only the wildcards preset plays."""
+    Example:
+        >>> shipped_networks(4, special_cards=False)
+        ['ppo-4p', 'ppo-mixed']
+    """
     import json
 
-    shipped = getattr(_checkpoints(spec), "SHIPPED", {})
-    if spec not in shipped:
-        return ""
+    try:
+        shipped = getattr(importlib.import_module("training.checkpoints"), "SHIPPED", {})
+    except ImportError:  # no training package: no shipped network
+        return []
     names = []
     for name, folder in shipped.items():
         if re.search(r"-v\d+$", name):
@@ -573,8 +586,23 @@ def _other_sizes_hint(spec: str, num_players: int, special: bool) -> str:
             continue
         if (
             num_players in (metadata.get("num_players") or [])
-            and (metadata.get("num_actions") not in (None, 2)) == special
+            and (metadata.get("num_actions") not in (None, 2)) == special_cards
         ):
             names.append(name)
+    return names
+
+
+def _other_sizes_hint(spec: str, num_players: int, special: bool) -> str:
+    """For a shipped network's short name refused at ``num_players``: ``"; shipped networks for 5 players: ppo-5p,
+    ppo-mixed"``, the :func:`shipped_networks` that play the table (``special``: it has special cards); ``""`` when
+    none does, or for a spec that is not a shipped name.
+
+    ``special`` is the table's variant when the caller told :func:`load_policy` (``special_cards``): ``ppo-4p`` at
+    a 3-player wildcards table names ``ppo-wildcards``, and ``ppo-wildcards`` at a standard 4-player table names
+    ``ppo-4p, ppo-mixed``. Otherwise it is the refused network's own kind, the likelier variant of the table."""
+    shipped = getattr(_checkpoints(spec), "SHIPPED", {})
+    if spec not in shipped:
+        return ""
+    names = shipped_networks(num_players, special_cards=special)
     variant = "special-card networks" if special else "networks"
     return f"; shipped {variant} for {num_players} players: {', '.join(names)}" if names else ""

@@ -208,6 +208,88 @@ def test_a_special_cards_network_at_a_standard_table_is_refused_by_flag(main, ar
     assert list(tmp_path.iterdir()) == []  # no run folder, no output
 
 
+WILD_HINT = (
+    "policy spec 'ppo-4p': expected a policy for 3 players, got one trained for [4] players; shipped special-card "
+    "networks for 3 players: ppo-wildcards\n"
+)
+FOUR_HINT = (
+    "policy spec 'ppo-wildcards': expected a policy for 4 players, got one trained for [3] players; shipped networks "
+    "for 4 players: ppo-4p, ppo-mixed\n"
+)
+
+
+@pytest.fixture(scope="module")
+def wildcards_record(tmp_path_factory) -> Path:
+    """A finished 3-player wildcards game between random players."""
+    from nothanks_env.baselines import RandomPolicy
+    from nothanks_env.game import Game
+    from nothanks_env.presets import get_preset
+    from nothanks_env.records import record_from_game
+
+    game, player = Game(get_preset("wildcards")), RandomPolicy(seed=1)
+    game.reset(seed=5)
+    while not game.is_over:
+        game.step(player.act(game.seat_view(game.current_seat)))
+    path = tmp_path_factory.mktemp("records") / "wild.json"
+    record_from_game(game, seed=5, agents=["a", "b", "c"]).save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("main", "argv", "expected"),
+    [
+        (evaluate.main, ["--preset", "wildcards", "--policy", "ppo-4p"], f"--policy: {WILD_HINT}"),
+        (evaluate.main, ["--preset", "wildcards", "--policy", "heuristic", "--opponents", "ppo-4p"],
+         f"--opponents: {WILD_HINT}"),
+        (gauntlet.main, ["--preset", "wildcards", "--policy", "ppo-4p"], f"--policy: {WILD_HINT}"),
+        (tournament.main, ["--preset", "wildcards", "--policies", "random", "ppo-4p", "heuristic", "--out", "o"],
+         f"--policies: {WILD_HINT}"),
+        (_play, ["--preset", "wildcards", "--opponents", "heuristic", "ppo-4p"], f"--opponents: {WILD_HINT}"),
+        (benchmark.main, ["serve", "--preset", "wildcards", "--opponents", "ppo-4p", "ppo-4p"],
+         f"--opponents: {WILD_HINT}"),
+        (selfplay.main, ["--set", "game.preset=wildcards", "--set", "pool.scripted={ppo-4p: 1.0}"],
+         f"pool.scripted: {WILD_HINT}"),
+        (exploit.main, ["--victim", "ppo-4p", "--timesteps", "4096", "--eval-points", "1", "--set",
+                        "game.preset=wildcards"], f"--victim: {WILD_HINT}"),
+        (evaluate.main, ["--players", "4", "--policy", "ppo-wildcards"], f"--policy: {FOUR_HINT}"),
+        (_play, ["--players", "4", "--opponents", "heuristic", "heuristic", "ppo-wildcards"],
+         f"--opponents: {FOUR_HINT}"),
+        (selfplay.main, ["--set", "game.num_players=[4]", "--set", "eval.opponents=[ppo-wildcards]"],
+         f"eval.opponents: {FOUR_HINT}"),
+    ],
+    ids=lambda x: getattr(x, "__name__", None) if callable(x) else None,
+)  # fmt: skip
+def test_a_shipped_network_refused_at_a_table_size_names_the_networks_of_that_table(
+    main, argv, expected, tmp_path, monkeypatch
+):
+    # the hint named networks of the refused one's kind: ppo-3p, ppo-3p-ens, ppo-mixed at a wildcards table
+    # (which refuses them all), and nothing for ppo-wildcards at a standard 4-player table
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(main, argv)
+    assert_refused(code, err)
+    assert err.endswith(expected) and ("error: " + expected == err or main is selfplay.main), err
+    assert list(tmp_path.iterdir()) == []  # no run folder, no output
+
+
+def test_replay_names_the_networks_of_the_records_table(wildcards_record):
+    code, err = run_cli(_replay, [str(wildcards_record), "--policy", "ppo-4p"])
+    assert_refused(code, err)
+    assert err == f"error: --policy: {WILD_HINT}"
+
+
+def test_the_gymnasium_envs_name_the_networks_of_their_table():
+    from nothanks_env.gym_env import SingleAgentEnv
+    from nothanks_env.gym_vector import NoThanksVectorEnv
+
+    for make in (SingleAgentEnv, lambda **kw: NoThanksVectorEnv(num_envs=2, **kw)):
+        with pytest.raises(ValueError) as e:
+            make(preset="wildcards", opponents="ppo-4p")
+        assert f"{e.value}\n" == WILD_HINT
+        with pytest.raises(ValueError) as e:
+            make(num_players=4, opponents="ppo-wildcards")
+        assert f"{e.value}\n" == FOUR_HINT
+
+
 PRESET_LIST = "['match3', 'open_removed', 'six_player_one_removed', 'standard', 'visible_chips', 'wildcards']"
 
 

@@ -93,13 +93,15 @@ def test_benchmark_rllib_without_ray_says_so_in_one_line(hider, tmp_path):
         (
             ["--overwrite"],
             2,
-            "error: --overwrite: expected with --export (it replaces an existing --out), got it without\n",
+            "error: --overwrite: expected only with --export (it replaces an existing --out), got --overwrite "
+            "without --export\n",
         ),
         (["--export", "runs/x"], 2, "error: --export: expected --out DIR for the exported checkpoint, got none\n"),
         (
             ["--out", "/tmp/x"],  # started a full training run, the --out ignored
             2,
-            "error: --out: expected with --export (it names the exported checkpoint), got --out /tmp/x without\n",
+            "error: --out: expected only with --export (it names the folder the exported checkpoint is written to; a "
+            "training run writes its own run folder), got --out /tmp/x without --export\n",
         ),
     ],
     ids=["unknown-option", "help", "overwrite-alone", "export-without-out", "out-without-export"],

@@ -100,7 +100,7 @@ def test_print_all_prints_every_step_and_the_result(finished_record):
     text = out.getvalue()
     steps = [int(s) for s in re.findall(r"^== step (\d+)/\d+", text, flags=re.M)]
     assert steps == list(range(len(rec.actions) + 1))
-    assert text.count("deal 1 over") == 1
+    assert re.findall(r"^deal \S+ over$", text, flags=re.M) == ["deal 1/1 over"]  # as training.play says it
     final = text.split("final results")[1]
     for seat, pen in enumerate(rec.penalties):
         assert re.search(rf"^player_{seat} \(\w\)\s+{pen}\s", final, flags=re.M)
@@ -361,3 +361,17 @@ def test_options_that_would_do_nothing_are_refused(quit_record, capsys):
     out = io.StringIO()
     assert rp.main([str(quit_record), "--step", "4", "--full"], input_fn=lambda prompt: "q", out=out) == 0
     assert "step 4/11" in out.getvalue() and "step 0/11" not in out.getvalue()
+
+
+@pytest.mark.parametrize(("preset", "deals"), [("standard", 1), ("match3", 3)])
+def test_replay_says_what_play_said_when_each_deal_ended(tmp_path: Path, preset, deals):
+    # replay titled a deal's summary "deal 1 over" where play said "deal 1/1 over" (and "deal 2 over" for 2/3)
+    path = tmp_path / "game.json"
+    played = io.StringIO()
+    argv = ["--preset", preset, "--seed", "3", "--seat", "1", "--save", str(path), "--plain"]
+    assert rp_play.main(argv, input_fn=stream_input(io.StringIO("t\n" * 300), played), out=played) == 0
+    expected = [f"deal {d}/{deals} over" for d in range(1, deals + 1)]
+    assert re.findall(r"^== (deal \S+ over) ==$", played.getvalue(), flags=re.M) == expected
+    out = io.StringIO()
+    assert rp.main([str(path), "--print-all", "--plain"], out=out) == 0
+    assert re.findall(r"^(deal \S+ over)$", out.getvalue(), flags=re.M) == expected

@@ -61,5 +61,6 @@ def test_overwrite_replaces_a_checkpoint_but_never_a_folder_holding_more(tmp_pat
 def test_overwrite_without_export_is_refused(capsys):
     assert rs.main(["--overwrite"]) == 2
     assert capsys.readouterr().err == (
-        "error: --overwrite: expected with --export (it replaces an existing --out), got it without\n"
+        "error: --overwrite: expected only with --export (it replaces an existing --out), got --overwrite "
+        "without --export\n"
     )

@@ -428,3 +428,31 @@ def test_the_shipped_networks_named_for_another_size_are_of_the_refused_ones_var
     assert str(e.value) == (
         "policy spec 'ppo-wildcards': expected a policy for 4 players, got one trained for [3] players"
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "n", "special", "trained", "hint"),
+    [
+        ("ppo-4p", 3, False, "[4]", "; shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"),
+        # a wildcards table: it named ppo-3p, ppo-3p-ens, ppo-mixed, which that table refuses
+        ("ppo-4p", 3, True, "[4]", "; shipped special-card networks for 3 players: ppo-wildcards"),
+        # it named ppo-4p and ppo-mixed; no shipped network plays special cards at 4 players: nothing to suggest
+        ("ppo-3p", 4, True, "[3]", ""),
+        # a standard table: it named nothing (no special-card network for 4 players)
+        ("ppo-wildcards", 4, False, "[3]", "; shipped networks for 4 players: ppo-4p, ppo-mixed"),
+    ],
+)
+def test_the_shipped_networks_named_for_another_size_are_those_of_the_table_asked_for(spec, n, special, trained, hint):
+    with pytest.raises(ValueError) as e:
+        specs.load_policy(spec, num_players=n, special_cards=special)
+    assert str(e.value) == (
+        f"policy spec {spec!r}: expected a policy for {n} players, got one trained for {trained} players{hint}"
+    )
+
+
+def test_shipped_networks_are_listed_by_table_size_and_variant():
+    assert specs.shipped_networks(3, special_cards=False) == ["ppo-3p", "ppo-3p-ens", "ppo-mixed"]
+    assert specs.shipped_networks(3, special_cards=True) == ["ppo-wildcards"]
+    assert specs.shipped_networks(4, special_cards=False) == ["ppo-4p", "ppo-mixed"]
+    assert specs.shipped_networks(5, special_cards=False) == ["ppo-5p", "ppo-mixed"]
+    assert specs.shipped_networks(4, special_cards=True) == specs.shipped_networks(6, special_cards=False) == []

@@ -520,7 +520,8 @@ def check_serve_args(args: argparse.Namespace) -> None:
     except RuleError as e:
         refuse(f"--preset {args.preset} with {k} --opponents: {e}")
     try:
-        policies = [load_spec(load_policy, "--opponents", spec, num_players=k + 1) for spec in args.opponents]
+        table = {"num_players": k + 1, "special_cards": bool(config.special_cards)}  # for the size hint
+        policies = [load_spec(load_policy, "--opponents", spec, **table) for spec in args.opponents]
     except ValueError as e:
         refuse(e)
     try:

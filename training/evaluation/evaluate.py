@@ -124,9 +124,10 @@ def recorded_preset(config: GameConfig, preset: str | None = None) -> str | None
 
 
 def variant_label(config: GameConfig | dict, preset: str | None = None) -> str:
-    """The rules of ``config`` in a few words for a report's header, ``""`` for the standard game at its player
-    count: the preset's name (``preset``, else the preset ``config`` equals, else ``custom rules``), then what differs
-    from the standard game, e.g. ``"match3, 2 deals"`` or ``"wildcards, special cards wild/delete"``.
+    """The rules of ``config`` in a few words, ``""`` for the standard game at its player count: the one wording of
+    the tournament's and the gauntlet's report headers and of the exploit summary's ``rules:`` line. The preset's
+    name (``preset``, else the preset ``config`` equals, else ``custom rules``), then what differs from the standard
+    game, e.g. ``"match3, 2 deals"`` or ``"wildcards, special cards wild/delete"``.
 
     Args:
         config: the rules, or their :func:`config_dict`.
@@ -1134,13 +1135,14 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
 
     def opponent(spec: str) -> Policy:  # the same opponent spec twice is one policy in two seats
         if spec not in built:
-            built[spec] = load_spec(load_policy, "--opponents", spec, num_players=config.num_players)
+            built[spec] = load_spec(load_policy, "--opponents", spec, **table)
         return built[spec]
 
     try:  # bad input: one error line and exit code 2, never a traceback
         check_outputs({"--json": args.json, "--csv": args.csv}, overwrite=args.overwrite)
         config = variant_config(args)
-        candidates = [load_spec(load_policy, "--policy", s, num_players=config.num_players) for s in args.policy]
+        table = {"num_players": config.num_players, "special_cards": bool(config.special_cards)}  # for size hints
+        candidates = [load_spec(load_policy, "--policy", s, **table) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
         label_policies([*candidates, *opponents], [*args.policy, *args.opponents])  # not best and best#2
         given = {"--policy": (args.policy, candidates), "--opponents": (args.opponents, opponents)}

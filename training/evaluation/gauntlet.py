@@ -456,7 +456,9 @@ def gauntlet(
         seats = []
         for spec in c.seat_specs(num_players):
             if spec not in built:
-                built[spec] = load_policy(spec, num_players=num_players)
+                built[spec] = load_policy(
+                    spec, num_players=num_players, special_cards=bool(config and config.special_cards)
+                )
             seats.append(built[spec])
         n = overrides.get(c.label, min(games, c.max_games or games))
         counts.append(n)
@@ -631,7 +633,7 @@ def special_cards_refusal(
 
     def plays(spec: str) -> bool:
         if spec not in built:
-            policy = load_policy(spec, num_players=config.num_players)
+            policy = load_policy(spec, num_players=config.num_players, special_cards=special)
             built[spec] = plays_special_cards(policy) if special else not special_cards_only(policy)
         return built[spec]
 
@@ -680,14 +682,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = variant_config(args)
         n = config.num_players
         check_seats(columns, n, "--columns")
-        candidates = [load_spec(load_policy, "--policy", spec, num_players=n) for spec in args.policy]
+        table = {"num_players": n, "special_cards": bool(config.special_cards)}  # the size hint's variant
+        candidates = [load_spec(load_policy, "--policy", spec, **table) for spec in args.policy]
         label_policies(candidates, args.policy)  # two checkpoints named best: by their paths, not both best
         for policy, label in zip(candidates, unique_names(candidates), strict=True):  # the same spec twice: #2
             if getattr(policy, "name", None) != label:
                 policy.name = label
         if args.columns:  # a column's spec that does not load is refused naming the flag, before any game
             for spec in dict.fromkeys(s for c in columns for s in c.opponents):
-                load_spec(load_policy, "--columns", spec, num_players=n)
+                load_spec(load_policy, "--columns", spec, **table)
         problem = special_cards_refusal(args, config, candidates, columns)
         if problem:
             raise ValueError(problem)

@@ -977,7 +977,8 @@ def standard_table_policy(flag: str, spec: str, num_players: int | None) -> Poli
     from nothanks_env.specs import load_policy
     from training.cli import load_spec
 
-    return refuse_special_cards(flag, spec, load_spec(load_policy, flag, spec, num_players=num_players))
+    policy = load_spec(load_policy, flag, spec, num_players=num_players, special_cards=False)  # hints: standard
+    return refuse_special_cards(flag, spec, policy)
 
 
 def refuse_special_cards(flag: str, spec: str, policy: Policy) -> Policy:

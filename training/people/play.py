@@ -59,7 +59,17 @@ from nothanks_env.game import (
 from nothanks_env.policy import Policy, PolicyActionError, act_one
 from nothanks_env.presets import PRESETS, resolve_config
 from nothanks_env.records import GameRecord, record_from_game
-from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
+from training.people.tui import (
+    HUMAN,
+    Display,
+    InputFn,
+    deal_over_title,
+    deal_summary,
+    describe,
+    final_results,
+    policy_name,
+    seat_names,
+)
 
 COMMANDS: dict[str, str] = {
     "t": "take",
@@ -186,7 +196,7 @@ def play_game(
             return
         show_events("before the deal ended:")
         d = len(game.deal_penalties) - 1
-        display.heading(f"deal {d + 1}/{game.config.num_deals} over")
+        display.heading(deal_over_title(d, game.config.num_deals))
         display.grid(*deal_summary(game, d, names))
         if not game.is_over:
             display.line(f"deal {d + 2} starts; player_{game.current_seat} acts first")
@@ -497,7 +507,8 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         parser.error(f"--seat: expected 0..{num_players - 1}, got {seat}")
     others = [i for i in range(num_players) if i != seat]
     try:
-        opponents = {i: load_policy(s, num_players=num_players, seed=seed + 1 + i) for i, s in zip(others, specs)}
+        table = {"num_players": num_players, "special_cards": bool(config.special_cards)}  # for the size hint
+        opponents = {i: load_policy(s, seed=seed + 1 + i, **table) for i, s in zip(others, specs)}
     except (ValueError, OSError) as e:
         parser.error(f"--opponents: {e}")
     problem = table_problem(args.preset, config, {"--opponents": (specs, [opponents[i] for i in others])})

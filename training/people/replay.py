@@ -41,7 +41,17 @@ from nothanks_env.game import Game, SeatView, describe_action
 from nothanks_env.policy import Policy, PolicyActionError, legal_action, whole_actions
 from nothanks_env.records import GameRecord, replay
 from nothanks_env.vector import BatchView
-from training.people.tui import HUMAN, Display, InputFn, deal_summary, describe, final_results, policy_name, seat_names
+from training.people.tui import (
+    HUMAN,
+    Display,
+    InputFn,
+    deal_over_title,
+    deal_summary,
+    describe,
+    final_results,
+    policy_name,
+    seat_names,
+)
 
 DEFAULT_SAMPLES = 32
 
@@ -158,7 +168,8 @@ def show_step(
         last = game.history[step - 1]
         display.line("last: " + describe(last, f"player_{last.seat}", cfg))
         if last.deal_index != game.deal_index or game.is_over:
-            display.grid(*deal_summary(game, last.deal_index, names), title=f"deal {last.deal_index + 1} over")
+            title = deal_over_title(last.deal_index, cfg.num_deals)  # play's words for the same moment
+            display.grid(*deal_summary(game, last.deal_index, names), title=title)
     viewer = "" if seat is None else names[seat]  # the legend names the seat shown, as recorded: not "you"
     display.table(game, seat=seat, names=names, viewer=viewer)
     if game.is_over:
@@ -297,7 +308,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         from training.specs import load_policy
 
         try:
-            policy = load_policy(args.policy, num_players=n, seed=0)
+            policy = load_policy(args.policy, num_players=n, seed=0, special_cards=bool(record.config.special_cards))
         except (ValueError, OSError) as e:
             parser.error(f"--policy: {e}")
         from training.evaluation.evaluate import check_plays

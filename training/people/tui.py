@@ -139,6 +139,16 @@ def held_text(cards: Sequence[int], wild: int | None = None, paid: int = 0, dele
     return text + (f" paid {paid}" if paid else "")
 
 
+def deal_over_title(deal_index: int, num_deals: int) -> str:
+    """What play and replay say when a deal ends: ``deal 2/3 over`` (``deal 1/1 over`` for a one-deal game).
+
+    Example:
+        >>> deal_over_title(0, 1)
+        'deal 1/1 over'
+    """
+    return f"deal {deal_index + 1}/{num_deals} over"
+
+
 def deal_summary(game: Game, deal_index: int, names: Sequence[str]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of a finished deal: cards, chips left, the deal's penalty and the match total so far.
 

@@ -561,12 +561,15 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     """
     args = build_parser().parse_args(dotted_flags_as_set(list(argv)))
     if args.overwrite and not args.export:
-        raise ConfigError("--overwrite: expected with --export (it replaces an existing --out), got it without")
+        raise ConfigError(
+            "--overwrite: expected only with --export (it replaces an existing --out), got --overwrite without --export"
+        )
     if args.export and not args.out:
         raise ConfigError("--export: expected --out DIR for the exported checkpoint, got none")
     if args.out is not None and not args.export:
         raise ConfigError(
-            f"--out: expected with --export (it names the exported checkpoint), got --out {args.out} without"
+            f"--out: expected only with --export (it names the folder the exported checkpoint is written to; "
+            f"a training run writes its own run folder), got --out {args.out} without --export"
         )
     return args, list(args.set)
 
