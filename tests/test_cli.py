@@ -709,8 +709,11 @@ except KeyboardInterrupt as e:
 def test_a_stop_swallowed_in_a_weakref_callback_is_delivered_again(exc, stdout):
     # SIGTERM while an import lock's weakref callback ran was printed as "Exception ignored in ..." and lost: the
     # main job then trained on (a CI run of test_sigterm_while_the_command_imports_is_one_line_and_exit_143)
+    from procs import sigint_as_in_a_terminal
+
     code = SWALLOWED.format(exc=exc)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
+    with sigint_as_in_a_terminal():  # the KeyboardInterrupt case redelivers SIGINT: ignored if pytest runs with `&`
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert (done.stdout, done.stderr) == (stdout, "")
 
 
