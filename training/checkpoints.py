@@ -55,6 +55,7 @@ SHIPPED: dict[str, Path] = {
     "ppo-3p-ens": CHECKPOINT_DIR / "ppo-3p-ens",
     "ppo-4p": CHECKPOINT_DIR / "ppo-4p",
     "ppo-5p": CHECKPOINT_DIR / "ppo-5p",
+    "ppo-5p-v6": CHECKPOINT_DIR / "ppo-5p-v6",
     "ppo-4p-v5": CHECKPOINT_DIR / "ppo-45",
     "ppo-5p-v5": CHECKPOINT_DIR / "ppo-45",
     "ppo-4p-v4": CHECKPOINT_DIR / "ppo-45-v4",
@@ -69,12 +70,14 @@ SHIPPED: dict[str, Path] = {
     "ppo-wildcards": CHECKPOINT_DIR / "ppo-wildcards",
 }
 """Short names of the agents shipped in ``checkpoints/`` -> their checkpoint directories. ``ppo-4p`` is a network for
-4 players only and ``ppo-5p`` one for 5 players only, each made from the 4-5 player network ``ppo-4p-v5`` /
-``ppo-5p-v5`` (one network trained on 4- and 5-player tables together); ``ppo-4p-v4`` / ``ppo-5p-v4`` is the 4-5
-player network that one replaced, ``-v3`` the one before it, and so on. ``ppo-3p-v6`` is the 3-player network
-``ppo-3p`` replaced, ``ppo-3p-v5`` the one before it, and so on; ``ppo-3p-ens`` the logit average of ``ppo-3p`` and a
-league run from scratch (``training.merge``), the rollout policy of ``best-3p``. ``ppo-wildcards`` plays only the
-``wildcards`` preset, at 3 players."""
+4 players only, made from the 4-5 player network ``ppo-4p-v5`` / ``ppo-5p-v5`` (one network trained on 4- and
+5-player tables together). ``ppo-5p`` is a network for 5 players only: the parameter average of ``ppo-5p-v6`` and a
+league fine-tune of it (``training.merge --average parameters``), of the same size; ``ppo-5p-v6``, the ``ppo-5p``
+before it, was made from ``ppo-5p-v5`` by a league run at 5-player tables. ``ppo-4p-v4`` / ``ppo-5p-v4`` is the 4-5
+player network ``ppo-4p-v5`` / ``ppo-5p-v5`` replaced, ``-v3`` the one before it, and so on. ``ppo-3p-v6`` is the
+3-player network ``ppo-3p`` replaced, ``ppo-3p-v5`` the one before it, and so on; ``ppo-3p-ens`` the logit average of
+``ppo-3p`` and a league run from scratch (``training.merge``), the rollout policy of ``best-3p``. ``ppo-wildcards``
+plays only the ``wildcards`` preset, at 3 players."""
 
 SHIPPED_SPECS: dict[str, str] = {
     # the rollout its table was measured with; when ppo-3p is replaced, pin this to the old network's new name
