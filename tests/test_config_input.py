@@ -125,7 +125,7 @@ def test_the_configs_recorded_with_the_shipped_checkpoints_still_validate(path):
     """What a resume of the runs that made them would read (a dump: every key, defaults included)."""
     data = json.loads(path.read_text(encoding="utf-8")).get("config")
     if data is None:
-        pytest.skip("no config recorded (a merged ensemble)")
+        pytest.skip("no config recorded (a merged network: its metadata records its members instead)")
     config_from_dict(_without_missing_paths(data), source=str(path))
 
 

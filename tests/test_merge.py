@@ -88,7 +88,7 @@ def test_cli_writes_a_checkpoint_that_plays_the_mean_of_its_members(tmp_path, ca
     [
         ([], {"behaviour": True}, "expected networks with one behaviour, got {a}: False, {b}: True"),
         ([], {"activation": "tanh"}, "expected networks with one activation, got {a}: 'relu', {b}: 'tanh'"),
-        ([], {"num_players": [5]}, "--members: expected networks that share a table size, got num_players [[3], [5]]"),
+        ([], {"num_players": [5]}, "share a table size, got num_players {a}: [3], {b}: [5]"),
         ([], {"sizes": (enc.OBS_SIZE, 16, 2)}, "one number of hidden layers, got {a}: 2 hidden, {b}: 1 hidden"),
         (["--weights", "1"], {}, "--weights: expected one per member (2), got 1"),
         (["--weights", "1", "-1"], {}, "--weights: expected finite numbers > 0, one per member, got [1.0, -1.0]"),

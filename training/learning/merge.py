@@ -229,10 +229,12 @@ def merge(
     elif len(set(depths)) != 1:
         listed = ", ".join(f"{name}: {d - 1} hidden" for name, d in zip(members, depths))
         raise ValueError(f"--members: expected networks with one number of hidden layers, got {listed}")
+    sizes = [list(net.player_counts or []) for net in nets]
     try:
-        counts = merged_player_counts([list(net.player_counts or []) for net in nets])
-    except ValueError as e:
-        raise ValueError(f"--{e}") from e
+        counts = merged_player_counts(sizes)
+    except ValueError as e:  # named per member, as the other mismatches are
+        listed = ", ".join(f"{name}: {size}" for name, size in zip(members, sizes))
+        raise ValueError(f"--members: expected networks that share a table size, got num_players {listed}") from e
     merged = average_weights(weights, mix) if average == "parameters" else merge_weights(weights, mix)
     arch = [int(merged[f"layers.{i}.weight"].shape[0]) for i in range(depths[0] - 1)]
     record = {
