@@ -47,7 +47,19 @@ DEAL_FIELDS: tuple[str, ...] = ("deck", "removed_hidden")
 
 
 class RecordError(ValueError):
-    """A malformed record, or one whose actions do not replay to its recorded result."""
+    """A malformed record, or one whose actions do not replay to its recorded result.
+
+    The message starts with what was wrong: a field (``actions[3]: ...``), or ``record:`` when the record as a whole
+    is at fault (``record: expected valid JSON, got ...``; raised with ``whole=True``).
+
+    Attributes:
+        detail: the message without that ``record:`` label (the whole message otherwise), for a caller whose own
+            words already name the record: ``record: cannot replay PATH: expected valid JSON, got ...``.
+    """
+
+    def __init__(self, message: str, *, whole: bool = False) -> None:
+        super().__init__(f"record: {message}" if whole else message)
+        self.detail: str = message
 
 
 @dataclass(frozen=True)
@@ -108,7 +120,7 @@ class GameRecord:
             RecordError: naming the field, what was expected and what was got.
         """
         if not isinstance(data, dict):
-            raise RecordError(f"record: expected a JSON object, got {type(data).__name__}")
+            raise RecordError(f"expected a JSON object, got {type(data).__name__}", whole=True)
         if data.get("format") != RECORD_FORMAT:
             raise RecordError(f"format: expected {RECORD_FORMAT!r}, got {data.get('format')!r}")
         version = data.get("version")
@@ -117,7 +129,7 @@ class GameRecord:
         _refuse_unknown_fields(data, RECORD_FIELDS, "", "a record")
         missing = [k for k in ("config", "seed", "first_seat", "deals", "actions", "penalties") if k not in data]
         if missing:
-            raise RecordError(f"record: expected keys {missing} to be present, got keys {sorted(data)}")
+            raise RecordError(f"expected keys {missing} to be present, got keys {sorted(data)}", whole=True)
         cfg = data["config"]
         if not isinstance(cfg, dict):
             raise RecordError(f"config: expected a JSON object, got {cfg!r}")
@@ -174,10 +186,11 @@ class GameRecord:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise RecordError(f"record: expected valid JSON, got a parse error: {e}") from e
+            raise RecordError(f"expected valid JSON, got a parse error: {e}", whole=True) from e
         except RecursionError as e:
             raise RecordError(
-                f"record: expected a JSON record (an object a few levels deep), got JSON nested too deep to parse ({e})"
+                f"expected a JSON record (an object a few levels deep), got JSON nested too deep to parse ({e})",
+                whole=True,
             ) from e
         return GameRecord.from_dict(data)
 
@@ -196,7 +209,9 @@ class GameRecord:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except UnicodeDecodeError as e:
-            raise RecordError(f"record: expected UTF-8 text (a JSON record), got bytes that are not UTF-8 ({e})") from e
+            raise RecordError(
+                f"expected UTF-8 text (a JSON record), got bytes that are not UTF-8 ({e})", whole=True
+            ) from e
         return GameRecord.from_json(text)
 
 

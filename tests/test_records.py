@@ -172,6 +172,20 @@ def test_json_nested_too_deep_and_bytes_that_are_not_utf8_are_record_errors(tmp_
     )
 
 
+def test_a_record_error_keeps_its_words_without_the_record_label_for_callers_that_name_the_record():
+    import pickle
+
+    with pytest.raises(RecordError) as e:
+        GameRecord.from_json("[]")
+    assert str(e.value) == "record: expected a JSON object, got list"
+    assert e.value.detail == "expected a JSON object, got list"
+    with pytest.raises(RecordError) as e:
+        GameRecord.from_json('{"format": "other"}')
+    assert str(e.value) == e.value.detail == "format: expected 'nothanks-record', got 'other'"  # a field: kept
+    copy = pickle.loads(pickle.dumps(RecordError("expected valid JSON", whole=True)))
+    assert (str(copy), copy.detail) == ("record: expected valid JSON", "expected valid JSON")
+
+
 def test_replay_refuses_a_record_nested_too_deep_with_one_error_line(tmp_path, capsys):
     from training import replay as rp
 
@@ -181,7 +195,7 @@ def test_replay_refuses_a_record_nested_too_deep_with_one_error_line(tmp_path, c
         rp.main([str(deep), "--print-all"])
     assert e.value.code == 2
     assert capsys.readouterr().err.splitlines() == [
-        f"error: record: cannot replay {deep}: record: expected a JSON record (an object a few levels deep), got "
+        f"error: record: cannot replay {deep}: expected a JSON record (an object a few levels deep), got "
         "JSON nested too deep to parse (maximum recursion depth exceeded while decoding a JSON object from a unicode "
         "string)"
     ]

@@ -218,6 +218,18 @@ def refused(argv: list[str], capsys) -> str:
     return err[0]
 
 
+def test_a_record_that_is_no_record_at_all_is_named_once(tmp_path: Path, capsys):
+    # The line said "record" twice: "record: cannot replay X: record: expected valid JSON, got ...".
+    broken, listed = tmp_path / "broken.json", tmp_path / "list.json"
+    broken.write_text("{not json")
+    listed.write_text("[1, 2]")
+    assert refused([str(broken), "--print-all"], capsys) == (
+        f"error: record: cannot replay {broken}: expected valid JSON, got a parse error: Expecting property name "
+        "enclosed in double quotes: line 1 column 2 (char 1)"
+    )
+    assert refused([str(listed)], capsys) == f"error: record: cannot replay {listed}: expected a JSON object, got list"
+
+
 def test_a_record_that_contradicts_itself_is_refused(tmp_path: Path, finished_record, capsys):
     # Edited penalties or a cut action list used to replay with exit code 0 and no word of it.
     data = json.loads(finished_record.read_text())

@@ -851,6 +851,16 @@ def test_bad_replay_requests(catalog, change, status, fragment):
     assert_error(client.post("/api/replay", json=body), status, fragment)
 
 
+def test_a_replay_request_whose_record_lacks_keys_names_the_record_once(catalog):
+    # It said "record: record: expected keys [...]".
+    client = make_client(catalog)
+    r = client.post("/api/replay", json={"record": {"format": "nothanks-record", "version": 1}, "step": 0})
+    assert r.status_code == 422 and r.json()["error"] == (
+        "record: expected keys ['config', 'seed', 'first_seat', 'deals', 'actions', 'penalties'] to be present, got "
+        "keys ['format', 'version']"
+    )
+
+
 def test_replay_probabilities_from_draws_that_pass_without_a_chip_are_a_json_500(failing_catalog):
     # they showed P(pass) = 1 for a seat whose only legal action is take
     client = make_client(failing_catalog)
@@ -915,7 +925,7 @@ def test_saved_records_are_listed_and_served_by_name_only(catalog, tmp_path):
     client = TestClient(create_app(catalog, GameStore(), records_dir=tmp_path))
     assert client.get("/api/records").json() == ["broken.json", "one.json"]
     assert client.get("/api/records/one.json").json()["penalties"] == [9, -1, 7]
-    assert_error(client.get("/api/records/broken.json"), 422, "record broken.json: record: expected valid JSON")
+    assert_error(client.get("/api/records/broken.json"), 422, "record broken.json: expected valid JSON")
     assert_error(client.get("/api/records/notes.txt"), 404, "record: expected one of the 2 saved records")
     assert client.get("/api/records/..%2F..%2Fetc%2Fpasswd").status_code == 404
 
@@ -933,11 +943,11 @@ def test_saved_records_nested_too_deep_or_not_utf8_are_json_422s(catalog, tmp_pa
     client = TestClient(create_app(catalog, GameStore(), records_dir=tmp_path))
     r = client.get("/api/records/deep.json")
     assert r.status_code == 422 and r.json() == {
-        "error": f"record deep.json: record: expected a JSON record (an object a few levels deep), got {NESTING_ERROR}"
+        "error": f"record deep.json: expected a JSON record (an object a few levels deep), got {NESTING_ERROR}"
     }
     r = client.get("/api/records/latin.json")
     assert r.status_code == 422 and r.json() == {
-        "error": "record latin.json: record: expected UTF-8 text (a JSON record), got bytes that are not UTF-8 "
+        "error": "record latin.json: expected UTF-8 text (a JSON record), got bytes that are not UTF-8 "
         "('utf-8' codec can't decode byte 0xff in position 12: invalid start byte)"
     }
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from nothanks_env.game import Game, SeatView, describe_action
 from nothanks_env.policy import Policy, PolicyActionError, legal_action, whole_actions
-from nothanks_env.records import GameRecord, replay
+from nothanks_env.records import GameRecord, RecordError, replay
 from nothanks_env.vector import BatchView
 from training.people.tui import (
     HUMAN,
@@ -294,7 +294,9 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     except FileNotFoundError:
         parser.error(f"record: expected an existing game record (a JSON file), got {args.record} (no such file)")
     except (OSError, ValueError) as e:  # RecordError is a ValueError
-        parser.error(f"record: cannot replay {args.record}: {e}")
+        # this line names the record: a fault of the whole record says so once ("record: cannot replay X: expected
+        # valid JSON", not "...: record: expected valid JSON")
+        parser.error(f"record: cannot replay {args.record}: {e.detail if isinstance(e, RecordError) else e}")
     n = record.config.num_players
     if args.seat is not None and not 0 <= args.seat < n:
         parser.error(f"--seat: expected 0..{n - 1}, got {args.seat}")

@@ -187,7 +187,7 @@ def _parse_record(data: dict[str, Any]) -> GameRecord:
         record = GameRecord.from_dict(data)
         replay(record)  # it replays to its recorded result
     except RecordError as e:
-        raise WebError(f"record: {e}", 422) from e
+        raise WebError(f"record: {e.detail}", 422) from e
     return record
 
 
@@ -432,7 +432,7 @@ def create_app(
         try:
             return JSONResponse(GameRecord.load(saved[name]).to_dict())
         except (OSError, RecordError) as e:
-            raise WebError(f"record {name}: {e}", 422) from e
+            raise WebError(f"record {name}: {e.detail if isinstance(e, RecordError) else e}", 422) from e
 
     @app.post("/api/matches", tags=["watch"])
     def play_agents(body: MatchRequest) -> JSONResponse:
