@@ -291,9 +291,9 @@ def test_policy_option_refuses_a_special_cards_network_on_a_standard_record(fini
 
 
 @pytest.mark.parametrize("style", ["plain", "rich"])
-def test_play_labels_the_human_you_and_replay_labels_every_seat_by_its_recorded_name(tmp_path: Path, style):
-    # play calls the human's seat "(you)"; the record stores "human", and replay names the seat so everywhere: its
-    # table legend (plain) or caption (rich) said "you" for whichever seat it showed, beside "player_1 (human)".
+def test_play_and_replay_both_call_the_human_you_and_replay_names_any_other_seat_it_shows(tmp_path: Path, style):
+    # Replay called the seat play had called "player_1 (you)" "player_1 (human)" (the record's agent label). Before
+    # that its legend (plain) or caption (rich) said "you" for whichever seat it showed: another seat keeps its name.
     path = tmp_path / "game.json"
     played = io.StringIO()
     argv = ["--opponents", "heuristic", "random", "--seed", "3", "--seat", "1", "--save", str(path), "--plain"]
@@ -303,29 +303,31 @@ def test_play_labels_the_human_you_and_replay_labels_every_seat_by_its_recorded_
     assert "player_1 (you)" in shown and "(human)" not in shown
     assert re.search(r"^player_1 \(you\)\s+\d+\s+\d", shown.split("== final results ==")[1], flags=re.M)
     rec = GameRecord.load(path)
-    for seat, name in ((1, "player_1 (human)"), (0, "player_0 (heuristic)")):
-        text = re.sub(r"\x1b\[[0-9;]*m", "", step_text(rec, 3, seat, style))
-        assert name in text
-        assert not re.search(r"\byou\b", text), text
-        if style == "plain":
-            assert f"* = {name}" in text
-        else:
-            assert f"chips of {name}: " in text
+    mine = re.sub(r"\x1b\[[0-9;]*m", "", step_text(rec, 3, 1, style))
+    assert "(human)" not in mine
+    assert ("* = you   > = to act" if style == "plain" else "your chips: ") in mine  # play's legend or caption
+    other = re.sub(r"\x1b\[[0-9;]*m", "", step_text(rec, 3, 0, style))
+    assert "(human)" not in other and "* = you" not in other and "your chips" not in other
+    assert ("* = player_0 (heuristic)" if style == "plain" else "chips of player_0 (heuristic): ") in other
+    if style == "rich":  # the table's rows name every seat
+        assert "player_1 (you)" in mine and "player_1 (you)" in other
     out = io.StringIO()
     assert rp.main([str(path), "--print-all", "--plain"], out=out) == 0
     final = out.getvalue().split("final results")[-1]
     assert re.findall(r"^player_\d \(\w+\)", final, flags=re.M) == [
         "player_0 (heuristic)",
-        "player_1 (human)",
+        "player_1 (you)",
         "player_2 (random)",
     ]
-    assert not re.search(r"\byou\b", out.getvalue())
+    assert "(human)" not in out.getvalue()
 
 
 def test_a_record_that_names_seats_by_seat_is_not_labelled_twice():
     # The env's records (nothanks_v0 .record()) name each seat "player_i": replay showed "player_0 (player_0)".
     assert seat_names(3, ["player_0", "player_1", "player_2"]) == ["player_0", "player_1", "player_2"]
     assert seat_names(3, ["player_0", "human", "random"], you=1) == ["player_0", "player_1 (you)", "player_2 (random)"]
+    # a record's human is "you", as play called it (replay said "player_1 (human)")
+    assert seat_names(3, ["player_0", "human", "random"]) == ["player_0", "player_1 (you)", "player_2 (random)"]
 
 
 def test_special_card_probabilities_refuse_a_fraction_or_an_illegal_draw_naming_the_policy():

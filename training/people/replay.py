@@ -9,7 +9,8 @@ Usage::
 Step ``k`` is the table after the first ``k`` recorded actions (step 0: before the first decision). The
 table is shown from one seat's view, which never shows the cards removed face down, the order of the deck
 or chips the variant hides, or in the full view, which shows everything. The default is the seat of the
-human if the record names one (agent ``"human"``), else the full view.
+human if the record names one (agent ``"human"``), else the full view. That seat is called ``player_N (you)``,
+as :mod:`training.play` called it.
 
 With ``--policy SPEC`` (:mod:`training.specs`) each step also shows that policy's probabilities of PASS
 and TAKE for the seat to act, computed from that seat's own view (with special cards, ``--preset
@@ -43,6 +44,7 @@ from nothanks_env.records import GameRecord, RecordError, replay
 from nothanks_env.vector import BatchView
 from training.people.tui import (
     HUMAN,
+    YOU,
     Display,
     InputFn,
     deal_over_title,
@@ -170,7 +172,9 @@ def show_step(
         if last.deal_index != game.deal_index or game.is_over:
             title = deal_over_title(last.deal_index, cfg.num_deals)  # play's words for the same moment
             display.grid(*deal_summary(game, last.deal_index, names), title=title)
-    viewer = "" if seat is None else names[seat]  # the legend names the seat shown, as recorded: not "you"
+    # the legend names the seat shown: "you" for the human's seat, as play said; another seat by its name
+    human = seat is not None and record.agents is not None and record.agents[seat] == HUMAN
+    viewer = "" if seat is None else (YOU if human else names[seat])
     display.table(game, seat=seat, names=names, viewer=viewer)
     if game.is_over:
         header, rows, winners = final_results(game, names)

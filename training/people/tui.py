@@ -75,18 +75,30 @@ def policy_name(policy: object) -> str:
     return str(getattr(policy, "name", type(policy).__name__))
 
 
+YOU = "you"
+"""What play and replay call the human's seat: ``player_1 (you)``, the legend's ``* = you``."""
+
+
 def seat_names(num_players: int, agents: Sequence[str] | None = None, you: int | None = None) -> list[str]:
     """Display names by seat: ``player_i``, with ``(you)`` or the agent's name in brackets (none when the agent's
     name is the seat's own, as the env's records name seats).
 
+    The human's seat is ``(you)`` wherever it is shown: at play, and in a replay of a record that names it (agent
+    :data:`HUMAN`), as play called it.
+
     Args:
         num_players: seats at the table.
         agents: optional agent label by seat (e.g. a record's ``agents``: policy specs, ``"human"``).
-        you: the human's seat, labelled ``(you)``.
+        you: the human's seat, labelled ``(you)`` whatever its agent label.
+
+    Example:
+        >>> seat_names(3, ["heuristic", "human", "player_2"])
+        ['player_0 (heuristic)', 'player_1 (you)', 'player_2']
     """
     names = []
     for i in range(num_players):
-        label = "you" if i == you else (agents[i] if agents is not None else None)
+        label = agents[i] if agents is not None else None
+        label = YOU if i == you or label == HUMAN else label
         names.append(f"player_{i}" + (f" ({label})" if label and label != f"player_{i}" else ""))
     return names
 
@@ -240,7 +252,7 @@ class Display:
             table.add_row(*r)
         self.console.print(table)
 
-    def table(self, game: Game, *, seat: int | None, names: Sequence[str], viewer: str = "you") -> None:
+    def table(self, game: Game, *, seat: int | None, names: Sequence[str], viewer: str = YOU) -> None:
         """The table now: from ``seat``'s view (hidden information hidden), or everything if ``seat`` is None.
 
         ``viewer`` is who that seat is, as the legend names it: ``you`` at play, the seat's name in a replay."""
@@ -273,7 +285,7 @@ def _new_table(title: Text, multi: bool) -> Table:
     return table
 
 
-def _rich_seat_table(view: SeatView, names: Sequence[str], over: bool, viewer: str = "you") -> Table:
+def _rich_seat_table(view: SeatView, names: Sequence[str], over: bool, viewer: str = YOU) -> Table:
     """Built from the seat view only, so nothing hidden from that seat can reach the screen."""
     cfg = view.config
     special = face_up_line(view) if cfg.special_cards and view.phase != "offer" and not over else ""
@@ -289,7 +301,7 @@ def _rich_seat_table(view: SeatView, names: Sequence[str], over: bool, viewer: s
         if cfg.num_deals > 1:
             cells.append(str(view.match_penalties[i]))
         table.add_row(*cells, style="bold cyan" if i == view.seat else None)
-    notes = [f"your chips: {view.own_chips}" if viewer == "you" else f"chips of {viewer}: {view.own_chips}"]
+    notes = [f"your chips: {view.own_chips}" if viewer == YOU else f"chips of {viewer}: {view.own_chips}"]
     if view.removed_face_up:
         notes.append(f"removed face up: {format_runs(view.removed_face_up)}")
     if view.discarded:
