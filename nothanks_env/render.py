@@ -85,6 +85,29 @@ def format_runs(cards: Iterable[int]) -> str:
     return " ".join(str(lo) if lo == hi else f"[{lo}-{hi}]" for lo, hi in card_runs(cards)) or "-"
 
 
+def deal_over_title(deal_index: int, num_deals: int) -> str:
+    """What play and replay say when a deal ends: ``deal 2/3 over`` (``deal 1/1 over`` for a one-deal game).
+
+    Example:
+        >>> deal_over_title(0, 1)
+        'deal 1/1 over'
+    """
+    return f"deal {deal_index + 1}/{num_deals} over"
+
+
+def game_over_title(num_deals: int) -> str:
+    """How a table says that its game has ended: its one deal is over (``deal 1/1 over``, as play says when that
+    deal ends), or, in a match of several deals, the match (``deal 3/3  match over``).
+
+    Example:
+        >>> game_over_title(1), game_over_title(3)
+        ('deal 1/1 over', 'deal 3/3  match over')
+    """
+    if num_deals == 1:
+        return deal_over_title(0, 1)
+    return f"deal {num_deals}/{num_deals}  match over"
+
+
 def render_table(view: SeatView | None, game: Game, full: bool = False, *, viewer: str = "you") -> str:
     """Text table of ``game``: face-up card and pot, each seat's cards in runs, points, chips and penalty.
 
@@ -106,8 +129,12 @@ def render_table(view: SeatView | None, game: Game, full: bool = False, *, viewe
     show_all = full or over or cfg.opponent_chips == "visible"
     me = None if view is None else view.seat
     lines = [
-        f"No Thanks!  {n} players  deal {game.deal_index + 1}/{cfg.num_deals}  "
-        + ("match over" if over else f"cards in deck: {max(len(game.deck) - 1, 0)}")
+        f"No Thanks!  {n} players  "
+        + (
+            game_over_title(cfg.num_deals)  # a one-deal game: "deal 1/1 over", not "match over"
+            if over
+            else f"deal {game.deal_index + 1}/{cfg.num_deals}  cards in deck: {max(len(game.deck) - 1, 0)}"
+        )
     ]
     if not over:
         lines.append(face_up_line(view if view is not None else game.seat_view(0)))

@@ -377,6 +377,26 @@ def test_options_that_would_do_nothing_are_refused(quit_record, capsys):
     assert "step 4/11" in out.getvalue() and "step 0/11" not in out.getvalue()
 
 
+@pytest.mark.parametrize(
+    ("preset", "plain_header", "rich_title"),
+    [("standard", "deal 1/1 over", "deal 1/1 over"), ("match3", "deal 3/3  match over", "deal 3/3  match over")],
+)
+def test_the_last_table_says_the_deal_is_over_in_a_one_deal_game(tmp_path: Path, preset, plain_header, rich_title):
+    # Its header said "deal 1/1  match over" (rich: "deal 1/1   match over") where play says "deal 1/1 over".
+    path = tmp_path / "game.json"
+    argv = ["--preset", preset, "--seed", "3", "--seat", "1", "--save", str(path), "--plain"]
+    played = io.StringIO()
+    assert rp_play.main(argv, input_fn=stream_input(io.StringIO("t\n" * 300), played), out=played) == 0
+    rec = GameRecord.load(path)
+    last = len(rec.actions)
+    plain = step_text(rec, last, 1, "plain")
+    assert re.findall(r"^No Thanks!  3 players  (.*)$", plain, flags=re.M) == [plain_header]
+    rich = re.sub(r"\x1b\[[0-9;]*m", "", step_text(rec, last, 1, "rich"))
+    assert re.search(rf"^{re.escape(rich_title)}\s*$", rich, flags=re.M), rich
+    if preset == "standard":  # one deal: no match to speak of
+        assert "match over" not in plain and "match over" not in rich
+
+
 @pytest.mark.parametrize(("preset", "deals"), [("standard", 1), ("match3", 3)])
 def test_replay_says_what_play_said_when_each_deal_ended(tmp_path: Path, preset, deals):
     # replay titled a deal's summary "deal 1 over" where play said "deal 1/1 over" (and "deal 2 over" for 2/3)

@@ -95,6 +95,8 @@ def test_play_a_whole_game_by_clicking_then_check_the_table_against_the_record(b
 
         assert page.is_hidden("#error"), page.inner_text("#error")
         assert page.is_visible("#final")
+        # a one-deal game: its deal is over, as the terminal says (it said "deal 1/1 · match over")
+        assert page.inner_text("#status").startswith("deal 1/1 over") and "match" not in page.inner_text("#status")
         game_id = page.get_attribute("#game", "data-game-id")
         record = GameRecord.from_dict(httpx.get(f"{url}api/games/{game_id}/record").json())
         assert record.agents == ("human", "ppo-3p", "heuristic")
@@ -128,6 +130,7 @@ def test_play_a_whole_game_by_clicking_then_check_the_table_against_the_record(b
             "n => document.getElementById('step-label').textContent === `step ${n}/${n}`", arg=len(record.actions)
         )
         assert f"penalties {', '.join(map(str, penalties))}" in page.inner_text("#watch-status")
+        assert page.inner_text("#watch-status").startswith("deal 1/1 over")
         assert not errors, errors
         page.close()
 

@@ -36,7 +36,8 @@ from nothanks_env.game import (
     mask_to_cards,
 )
 from nothanks_env.outcome import ranks_and_winners
-from nothanks_env.render import face_up_line, format_runs, render_table
+from nothanks_env.render import deal_over_title as deal_over_title  # play and replay import it from here
+from nothanks_env.render import face_up_line, format_runs, game_over_title, render_table
 
 try:  # rich is optional: without it every stream gets the plain fallback
     from rich.console import Console
@@ -151,16 +152,6 @@ def held_text(cards: Sequence[int], wild: int | None = None, paid: int = 0, dele
     return text + (f" paid {paid}" if paid else "")
 
 
-def deal_over_title(deal_index: int, num_deals: int) -> str:
-    """What play and replay say when a deal ends: ``deal 2/3 over`` (``deal 1/1 over`` for a one-deal game).
-
-    Example:
-        >>> deal_over_title(0, 1)
-        'deal 1/1 over'
-    """
-    return f"deal {deal_index + 1}/{num_deals} over"
-
-
 def deal_summary(game: Game, deal_index: int, names: Sequence[str]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of a finished deal: cards, chips left, the deal's penalty and the match total so far.
 
@@ -270,8 +261,8 @@ def _title(deal_index: int, num_deals: int, face_up: int | None, pot: int, left:
     t = Text(f"deal {deal_index + 1}/{num_deals}   ")
     if special:  # an auction or a special card's use: the plain text's line
         return t.append(special, style="bold").append(f"   cards left in deck {left}")
-    if face_up is None:
-        return t.append("match over", style="bold")
+    if face_up is None:  # the game is over: its one deal ("deal 1/1 over"), or the match
+        return Text(game_over_title(num_deals), style="bold")
     t.append("face-up card ").append(f" {face_up} ", style="bold black on yellow")
     return t.append(f"  pot {pot}   cards left in deck {left}")
 

@@ -130,9 +130,10 @@ function chipsLegend(view) {
 }
 
 function statusLine(view) {
-  const parts = [`deal ${view.deal + 1}/${view.num_deals}`];
-  if (view.over) parts.push("match over");
-  else parts.push(`${view.cards_in_deck} cards left in the deck`, `player_${view.to_act} to act`);
+  // a finished one-deal game: "deal 1/1 over", as the terminal says it; a finished match: "deal 3/3 · match over"
+  const parts = [`deal ${view.deal + 1}/${view.num_deals}${view.over && view.num_deals === 1 ? " over" : ""}`];
+  if (view.over && view.num_deals > 1) parts.push("match over");
+  else if (!view.over) parts.push(`${view.cards_in_deck} cards left in the deck`, `player_${view.to_act} to act`);
   if (view.removed_face_up.length) parts.push(`removed face up: ${view.removed_face_up.join(", ")}`);
   if (view.discarded && view.discarded.length) parts.push(`discarded: ${view.discarded.join(", ")}`);
   return parts.join(" · ");
