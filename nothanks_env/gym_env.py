@@ -110,9 +110,12 @@ def check_opponents(opponents: Sequence[Policy], config: GameConfig) -> None:
         return
     unable = [n for n, p in zip(names, opponents) if special_cards_only(p)]
     if unable:
+        from nothanks_env.specs import shipped_networks_hint
+
         raise RuleError(
             f"opponents: expected policies that play pass/take (the table has no special cards), got {unable} "
             f"trained on special cards ({NUM_SPECIAL_ACTIONS} actions)"
+            f"{shipped_networks_hint(config.num_players, special_cards=False)}"
         )
 
 

@@ -52,7 +52,7 @@ import re
 
 from nothanks_env.baselines import BASELINES
 from nothanks_env.game import did_you_mean
-from nothanks_env.policy import Policy, check_player_count, special_cards_only
+from nothanks_env.policy import Policy, check_player_count, special_cards_only, supported_player_counts
 
 
 def list_baselines() -> list[str]:
@@ -555,9 +555,26 @@ def load_policy(
             check_player_count(policy, num_players, f"policy spec {spec!r}")
         except ValueError as e:
             table_special = special_cards_only(policy) if special_cards is None else special_cards
-            hint = _other_sizes_hint(spec, num_players, table_special)
-            raise ValueError(f"{e}{hint}") from None
+            hint = other_sizes_hint(spec, num_players, special_cards=table_special)
+            raise ValueError(f"{_wrong_variant_too(spec, policy, num_players, special_cards) or e}{hint}") from None
     return policy
+
+
+def _wrong_variant_too(spec: str, policy: object, num_players: int, special_cards: bool | None) -> str | None:
+    """The refusal of a network at a table size it was not trained for when it cannot play the table's variant
+    either (``special_cards``, when the caller told :func:`load_policy`), stating both: ``ppo-4p`` at a 3-player
+    wildcards table plays neither 3 players nor special cards. None when only the size is wrong (or the variant is
+    not known)."""
+    counts = list(supported_player_counts(policy) or ())
+    label = f"policy spec {spec!r}: expected a policy for {num_players} players"
+    if special_cards and not getattr(policy, "plays_special_cards", False):
+        return f"{label} that plays special cards, got one trained for {counts} players that plays only pass/take"
+    if special_cards is False and special_cards_only(policy):
+        return (
+            f"{label} that plays pass/take (the table has no special cards), got one trained for {counts} players on "
+            f"special cards ({getattr(policy, 'num_actions', '?')} actions)"
+        )
+    return None
 
 
 def shipped_networks(num_players: int, *, special_cards: bool) -> list[str]:
@@ -592,17 +609,31 @@ def shipped_networks(num_players: int, *, special_cards: bool) -> list[str]:
     return names
 
 
-def _other_sizes_hint(spec: str, num_players: int, special: bool) -> str:
-    """For a shipped network's short name refused at ``num_players``: ``"; shipped networks for 5 players: ppo-5p,
-    ppo-mixed"``, the :func:`shipped_networks` that play the table (``special``: it has special cards); ``""`` when
-    none does, or for a spec that is not a shipped name.
+def shipped_networks_hint(num_players: int, *, special_cards: bool) -> str:
+    """How a refusal of a policy at a table ends, naming what plays there: ``"; shipped networks for 4 players:
+    ppo-4p, ppo-mixed"``, the :func:`shipped_networks` for ``num_players`` seats with special cards
+    (``special_cards``: ``"; shipped special-card networks for 3 players: ppo-wildcards"``) or without; ``""`` when
+    none does.
 
-    ``special`` is the table's variant when the caller told :func:`load_policy` (``special_cards``): ``ppo-4p`` at
-    a 3-player wildcards table names ``ppo-wildcards``, and ``ppo-wildcards`` at a standard 4-player table names
-    ``ppo-4p, ppo-mixed``. Otherwise it is the refused network's own kind, the likelier variant of the table."""
+    Example:
+        >>> shipped_networks_hint(4, special_cards=False)
+        '; shipped networks for 4 players: ppo-4p, ppo-mixed'
+    """
+    names = shipped_networks(num_players, special_cards=special_cards)
+    variant = "special-card networks" if special_cards else "networks"
+    return f"; shipped {variant} for {num_players} players: {', '.join(names)}" if names else ""
+
+
+def other_sizes_hint(spec: str, num_players: int, *, special_cards: bool) -> str:
+    """For a shipped network's short name refused at ``num_players``: ``"; shipped networks for 5 players: ppo-5p,
+    ppo-mixed"``, the :func:`shipped_networks` that play the table (``special_cards``: it has special cards); ``""``
+    when none does, or for a spec that is not a shipped name. Every refusal of a table size ends so: the command
+    lines' (:func:`load_policy`) and the web API's.
+
+    ``special_cards`` is the table's variant when the caller told :func:`load_policy`: ``ppo-4p`` at a 3-player
+    wildcards table names ``ppo-wildcards``, and ``ppo-wildcards`` at a standard 4-player table names ``ppo-4p,
+    ppo-mixed``. Otherwise it is the refused network's own kind, the likelier variant of the table."""
     shipped = getattr(_checkpoints(spec), "SHIPPED", {})
     if spec not in shipped:
         return ""
-    names = shipped_networks(num_players, special_cards=special)
-    variant = "special-card networks" if special else "networks"
-    return f"; shipped {variant} for {num_players} players: {', '.join(names)}" if names else ""
+    return shipped_networks_hint(num_players, special_cards=special_cards)

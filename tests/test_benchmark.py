@@ -273,5 +273,6 @@ def test_gym_refuses_a_special_cards_network_before_timing(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         "error: --opponents: opponents: expected policies that play pass/take (the table has no special cards), got "
-        "['ppo-wildcards'] trained on special cards (125 actions)"
+        "['ppo-wildcards'] trained on special cards (125 actions); shipped networks for 3 players: ppo-3p, "
+        "ppo-3p-ens, ppo-mixed"
     ]

@@ -156,10 +156,14 @@ def _distill(argv: Sequence[str]) -> int:
     return main(list(argv))
 
 
+THREE_NETS = "; shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"
+"""How a refusal at a standard 3-player table ends: the networks that play there (it named none)."""
+
+
 def _standard(flag: str, given: str = "ppo-wildcards") -> str:
     return (
         f"error: --preset standard: expected policies that play pass/take (its table has no special cards), got {flag} "
-        f"{given}, trained on special cards (125 actions): change {flag} or --preset (wildcards)\n"
+        f"{given}, trained on special cards (125 actions): change {flag} or --preset (wildcards){THREE_NETS}\n"
     )
 
 
@@ -179,17 +183,18 @@ WILD_NET = "a network trained on special cards (125 actions)"
         (_play, ["--opponents", "heuristic", "ppo-wildcards"], _standard("--opponents")),
         (exploit.main, ["--victim", "ppo-wildcards", "--players", "3", "--timesteps", "4096", "--eval-points", "1"],
          "error: --victim: expected a policy that plays pass/take (the probe's table has no special cards), got "
-         f"'ppo-wildcards', {WILD_NET}\n"),
+         f"'ppo-wildcards', {WILD_NET}{THREE_NETS}\n"),
         (_distill, ["--teacher", "ppo-wildcards", "--student", "ppo-3p", "--out", "o"],
          f"error: --teacher: expected a policy that plays pass/take (distillation plays standard tables), got "
-         f"'ppo-wildcards', {WILD_NET}\n"),
+         f"'ppo-wildcards', {WILD_NET}{THREE_NETS}\n"),
+        # the student fits the data's table sizes, not one: no table to name networks for
         (_distill, ["--teacher", "heuristic", "--student", "ppo-wildcards", "--out", "o"],
          f"error: --student: expected a policy that plays pass/take (distillation plays standard tables), got "
          f"'ppo-wildcards', {WILD_NET}\n"),
         (selfplay.main, ["--set", "eval.opponents=[heuristic, ppo-wildcards]"],
          "eval.opponents: 'ppo-wildcards': expected a policy that plays pass/take (game.special_cards is empty), got "
          "a network trained on special cards (125 actions): set game.special_cards (configs/selfplay_wildcards.yaml) "
-         "or use another spec\n"),
+         f"or use another spec{THREE_NETS}\n"),
         (selfplay.main, ["--set", "pool.scripted={heuristic: 1.0, ppo-wildcards: 1.0}"],
          "pool.scripted: 'ppo-wildcards': expected a policy that plays pass/take"),
     ],
@@ -208,13 +213,14 @@ def test_a_special_cards_network_at_a_standard_table_is_refused_by_flag(main, ar
     assert list(tmp_path.iterdir()) == []  # no run folder, no output
 
 
-WILD_HINT = (
-    "policy spec 'ppo-4p': expected a policy for 3 players, got one trained for [4] players; shipped special-card "
-    "networks for 3 players: ppo-wildcards\n"
+WILD_HINT = (  # it said only that the size was wrong
+    "policy spec 'ppo-4p': expected a policy for 3 players that plays special cards, got one trained for [4] players "
+    "that plays only pass/take; shipped special-card networks for 3 players: ppo-wildcards\n"
 )
 FOUR_HINT = (
-    "policy spec 'ppo-wildcards': expected a policy for 4 players, got one trained for [3] players; shipped networks "
-    "for 4 players: ppo-4p, ppo-mixed\n"
+    "policy spec 'ppo-wildcards': expected a policy for 4 players that plays pass/take (the table has no special "
+    "cards), got one trained for [3] players on special cards (125 actions); shipped networks for 4 players: ppo-4p, "
+    "ppo-mixed\n"
 )
 
 
@@ -263,7 +269,8 @@ def test_a_shipped_network_refused_at_a_table_size_names_the_networks_of_that_ta
     main, argv, expected, tmp_path, monkeypatch
 ):
     # the hint named networks of the refused one's kind: ppo-3p, ppo-3p-ens, ppo-mixed at a wildcards table
-    # (which refuses them all), and nothing for ppo-wildcards at a standard 4-player table
+    # (which refuses them all), and nothing for ppo-wildcards at a standard 4-player table; the message now also
+    # says that the network cannot play the table's variant (it said only that the size was wrong)
     monkeypatch.chdir(tmp_path)
     code, err = run_cli(main, argv)
     assert_refused(code, err)

@@ -113,13 +113,15 @@ def test_a_network_trained_on_special_cards_is_refused_as_an_opponent_at_a_stand
     from nothanks_env.gym_vector import NoThanksVectorEnv
 
     message = (
-        r"opponents: expected policies that play pass/take \(the table has no special cards\), got "
-        r"\['ppo-wildcards'\] trained on special cards \(125 actions\)"
+        "opponents: expected policies that play pass/take (the table has no special cards), got ['ppo-wildcards'] "
+        "trained on special cards (125 actions); shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"
     )
-    with pytest.raises(RuleError, match=message):
+    with pytest.raises(RuleError) as e:
         SingleAgentEnv(opponents=["heuristic", "ppo-wildcards"])
-    with pytest.raises(RuleError, match=message.replace("'\\]", "', 'ppo-wildcards'\\]")):
+    assert str(e.value) == message  # it named no network that plays there
+    with pytest.raises(RuleError) as e:
         NoThanksVectorEnv(4, opponents="ppo-wildcards")
+    assert str(e.value) == message.replace("']", "', 'ppo-wildcards']")
 
 
 @pytest.mark.parametrize("mode", ["raise", "penalty"])

@@ -477,6 +477,7 @@ def test_main_plays_wildcards_and_refuses_pass_take_opponents(tmp_path: Path, ca
 
 
 def test_main_refuses_a_wildcards_network_at_a_standard_table(capsys):
+    # it named no network that plays there
     with pytest.raises(SystemExit) as e:
         play.main(["--opponents", "ppo-wildcards", "heuristic"], input_fn=lambda p: "q", out=io.StringIO())
     assert e.value.code == 2
@@ -484,7 +485,7 @@ def test_main_refuses_a_wildcards_network_at_a_standard_table(capsys):
     assert err == (
         "error: --preset standard: expected policies that play pass/take (its table has no special cards), got "
         "--opponents ppo-wildcards, trained on special cards (125 actions): change --opponents or --preset "
-        "(wildcards)\n"
+        "(wildcards); shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed\n"
     )
 
 

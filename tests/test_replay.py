@@ -286,7 +286,7 @@ def test_policy_option_refuses_a_special_cards_network_on_a_standard_record(fini
     line = refused([str(finished_record), "--print-all", "--policy", "ppo-wildcards"], capsys)
     assert line == (  # training.evaluate.check_plays's words, without a preset to suggest: the record has its rules
         "error: --policy: policies: expected policies that play pass/take (a standard table), got ['ppo-wildcards'] "
-        "trained on special cards (125 actions)"
+        "trained on special cards (125 actions); shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"
     )
 
 

@@ -57,10 +57,12 @@ def test_a_special_cards_network_on_a_standard_record_is_refused_by_check_plays(
     record = record_of(config, tmp_path / "std.json")
     err = refused_line([str(record), "--print-all", "--policy", "ppo-wildcards"], capsys)
     assert err == shared_refusal("ppo-wildcards", config)
-    # no "evaluate them with --preset wildcards": a record's rules are its own, there is no preset to pass
+    # no "evaluate them with --preset wildcards": a record's rules are its own, there is no preset to pass; the
+    # networks that play the record's table are named (none were)
     assert err == (
         "error: --policy: policies: expected policies that play pass/take (a standard table), got "
-        "['ppo-wildcards'] trained on special cards (125 actions)\n"
+        "['ppo-wildcards'] trained on special cards (125 actions); shipped networks for 3 players: ppo-3p, "
+        "ppo-3p-ens, ppo-mixed\n"
     )
 
 

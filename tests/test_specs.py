@@ -430,24 +430,59 @@ def test_the_shipped_networks_named_for_another_size_are_of_the_refused_ones_var
     )
 
 
-@pytest.mark.parametrize(
-    ("spec", "n", "special", "trained", "hint"),
-    [
-        ("ppo-4p", 3, False, "[4]", "; shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"),
-        # a wildcards table: it named ppo-3p, ppo-3p-ens, ppo-mixed, which that table refuses
-        ("ppo-4p", 3, True, "[4]", "; shipped special-card networks for 3 players: ppo-wildcards"),
-        # it named ppo-4p and ppo-mixed; no shipped network plays special cards at 4 players: nothing to suggest
-        ("ppo-3p", 4, True, "[3]", ""),
-        # a standard table: it named nothing (no special-card network for 4 players)
-        ("ppo-wildcards", 4, False, "[3]", "; shipped networks for 4 players: ppo-4p, ppo-mixed"),
-    ],
+PASS_TAKE_AT_WILD = "that plays special cards, got one trained for {} players that plays only pass/take"
+WILD_AT_STANDARD = (
+    "that plays pass/take (the table has no special cards), got one trained for {} players on special cards (125 "
+    "actions)"
 )
-def test_the_shipped_networks_named_for_another_size_are_those_of_the_table_asked_for(spec, n, special, trained, hint):
+
+
+@pytest.mark.parametrize(
+    ("spec", "n", "special", "refusal", "hint"),
+    [
+        ("ppo-4p", 3, False, ", got one trained for [4] players",
+         "; shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"),
+        # a wildcards table: it named ppo-3p, ppo-3p-ens, ppo-mixed, which that table refuses; and it said only that
+        # the size was wrong, where ppo-4p cannot play the special cards either
+        ("ppo-4p", 3, True, " " + PASS_TAKE_AT_WILD.format("[4]"),
+         "; shipped special-card networks for 3 players: ppo-wildcards"),
+        # it named ppo-4p and ppo-mixed; no shipped network plays special cards at 4 players: nothing to suggest
+        ("ppo-3p", 4, True, " " + PASS_TAKE_AT_WILD.format("[3]"), ""),
+        # a standard table: it named nothing (no special-card network for 4 players)
+        ("ppo-wildcards", 4, False, " " + WILD_AT_STANDARD.format("[3]"),
+         "; shipped networks for 4 players: ppo-4p, ppo-mixed"),
+    ],
+)  # fmt: skip
+def test_the_shipped_networks_named_for_another_size_are_those_of_the_table_asked_for(spec, n, special, refusal, hint):
     with pytest.raises(ValueError) as e:
         specs.load_policy(spec, num_players=n, special_cards=special)
+    assert str(e.value) == f"policy spec {spec!r}: expected a policy for {n} players{refusal}{hint}"
+
+
+def test_a_network_refused_for_its_size_and_its_variant_names_both():
+    # ppo-4p at a 3-player wildcards table was refused for its size alone (the hint named ppo-wildcards unexplained)
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("ppo-4p", num_players=3, special_cards=True)
     assert str(e.value) == (
-        f"policy spec {spec!r}: expected a policy for {n} players, got one trained for {trained} players{hint}"
+        "policy spec 'ppo-4p': expected a policy for 3 players that plays special cards, got one trained for [4] "
+        "players that plays only pass/take; shipped special-card networks for 3 players: ppo-wildcards"
     )
+    with pytest.raises(ValueError) as e:  # the table's variant not told: the size alone, as before
+        specs.load_policy("ppo-4p", num_players=3)
+    assert str(e.value).startswith("policy spec 'ppo-4p': expected a policy for 3 players, got one trained for [4]")
+    with pytest.raises(ValueError) as e:  # a composite names its part, which says both
+        specs.load_policy("search:rollout=ppo-4p", num_players=3, special_cards=True)
+    assert "'ppo-4p': expected a policy for 3 players that plays special cards, got one trained for [4]" in str(e.value)
+
+
+def test_shipped_networks_hint_names_the_networks_of_a_table():
+    assert specs.shipped_networks_hint(3, special_cards=False) == (
+        "; shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"
+    )
+    wild = specs.shipped_networks_hint(3, special_cards=True)
+    assert wild == "; shipped special-card networks for 3 players: ppo-wildcards"
+    assert specs.shipped_networks_hint(6, special_cards=False) == ""
+    assert specs.other_sizes_hint("runs/x/final", 4, special_cards=False) == ""  # not a shipped name
 
 
 def test_shipped_networks_are_listed_by_table_size_and_variant():

@@ -169,7 +169,8 @@ def standard_table_problem(
     preset: str, config: GameConfig, unable: Mapping[str, Sequence[str]], *, described: Mapping[str, str] | None = None
 ) -> str | None:
     """The one-line refusal of networks trained on special cards at a table without them, or None when there are
-    none (or ``config`` has special cards): who cannot play, and the flag or preset to change.
+    none (or ``config`` has special cards): who cannot play, the flag or preset to change, and the shipped networks
+    that play the table (:func:`nothanks_env.specs.shipped_networks_hint`).
 
     Args:
         preset: the ``--preset`` given (e.g. ``standard``).
@@ -181,10 +182,11 @@ def standard_table_problem(
         >>> from nothanks_env.presets import get_preset
         >>> text = standard_table_problem("standard", get_preset("standard"), {"--opponents": ["ppo-wildcards"]})
         >>> text.endswith("got --opponents ppo-wildcards, trained on special cards (125 actions): change --opponents "
-        ...               "or --preset (wildcards)")
+        ...               "or --preset (wildcards); shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed")
         True
     """
     from nothanks_env.game import NUM_SPECIAL_ACTIONS
+    from nothanks_env.specs import shipped_networks_hint
 
     given = {flag: list(specs) for flag, specs in unable.items() if specs}
     if config.special_cards or not given:
@@ -194,7 +196,7 @@ def standard_table_problem(
     return (
         f"--preset {preset}: expected policies that play pass/take (its table has no special cards), got {got}, "
         f"trained on special cards ({NUM_SPECIAL_ACTIONS} actions): change {', '.join(given)} or --preset "
-        f"({', '.join(special_card_presets())})"
+        f"({', '.join(special_card_presets())}){shipped_networks_hint(config.num_players, special_cards=False)}"
     )
 
 

@@ -266,14 +266,19 @@ def check_plays(
         policies: the policies to check, named in the message by their ``name``.
         config: the rules they are to play.
         hint: what to do about a network trained on special cards at a standard table, appended to that
-            message (None: nothing to do, e.g. a game record's rules are fixed).
+            message (None: nothing to do, e.g. a game record's rules are fixed). The message then names the
+            shipped networks that play the table (:func:`nothanks_env.specs.shipped_networks_hint`).
     """
     if not config.special_cards:
         special_only = [getattr(p, "name", type(p).__name__) for p in policies if special_cards_only(p)]
         if special_only:
+            from nothanks_env.specs import shipped_networks_hint
+
             raise ValueError(
                 f"policies: expected policies that play pass/take (a standard table), got {special_only} trained "
-                "on special cards (125 actions)" + (f": {hint}" if hint else "")
+                "on special cards (125 actions)"
+                + (f": {hint}" if hint else "")
+                + shipped_networks_hint(config.num_players, special_cards=False)
             )
         return
     unable = [getattr(p, "name", type(p).__name__) for p in policies if not plays_special_cards(p)]

@@ -583,7 +583,7 @@ def check_policy_specs(game: GameSection, specs: Mapping[str, Sequence[str]]) ->
             policy in a game with special cards, or a network trained on special cards in a game without them.
     """
     from nothanks_env.policy import special_cards_only
-    from nothanks_env.specs import load_policy
+    from nothanks_env.specs import load_policy, shipped_networks_hint
     from training.evaluation.heldout import refuse_heldout
 
     for where, group in specs.items():
@@ -605,6 +605,7 @@ def check_policy_specs(game: GameSection, specs: Mapping[str, Sequence[str]]) ->
                         f"{where}: {spec!r}: expected a policy that plays pass/take (game.special_cards is empty), "
                         f"got a network trained on special cards ({pol.num_actions} actions): set game.special_cards "
                         "(configs/selfplay_wildcards.yaml) or use another spec"
+                        + shipped_networks_hint(n, special_cards=False)
                     )
 
 

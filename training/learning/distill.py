@@ -978,16 +978,20 @@ def standard_table_policy(flag: str, spec: str, num_players: int | None) -> Poli
     from training.cli import load_spec
 
     policy = load_spec(load_policy, flag, spec, num_players=num_players, special_cards=False)  # hints: standard
-    return refuse_special_cards(flag, spec, policy)
+    return refuse_special_cards(flag, spec, policy, num_players)
 
 
-def refuse_special_cards(flag: str, spec: str, policy: Policy) -> Policy:
+def refuse_special_cards(flag: str, spec: str, policy: Policy, num_players: int | None = None) -> Policy:
     """``policy`` (loaded from ``spec``), refused naming ``flag`` when it is a network trained on special cards:
-    distillation plays standard tables only."""
+    distillation plays standard tables only. With the table size (``num_players``) the refusal names the shipped
+    networks that play it."""
     if special_cards_only(policy):
+        from nothanks_env.specs import shipped_networks_hint
+
+        hint = "" if num_players is None else shipped_networks_hint(num_players, special_cards=False)
         raise ValueError(
             f"{flag}: expected a policy that plays pass/take (distillation plays standard tables), got {spec!r}, "
-            f"a network trained on special cards ({policy.num_actions} actions)"
+            f"a network trained on special cards ({policy.num_actions} actions){hint}"
         )
     return policy
 
