@@ -237,6 +237,37 @@ def test_bad_new_game_bodies_are_refused_with_what_was_wrong(catalog, body, frag
     assert len(client.app.state.store) == 0
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"players": 4, "opponents": ["ppo-3p"] * 3},
+         "opponents[0]: 'ppo-3p' plays 3 players only, got a 4-player table; shipped networks for 4 players: ppo-4p, "
+         "ppo-mixed"),
+        ({"players": 3, "preset": "wildcards", "opponents": ["ppo-4p", "heuristic"]},
+         "opponents[0]: 'ppo-4p' plays 4 players only and only pass/take, got a 3-player table with special cards; "
+         "shipped special-card networks for 3 players: ppo-wildcards"),
+        ({"players": 4, "opponents": ["heuristic", "ppo-wildcards", "heuristic"]},
+         "opponents[1]: 'ppo-wildcards' plays 3 players only and only special cards, got a standard 4-player table; "
+         "shipped networks for 4 players: ppo-4p, ppo-mixed"),
+        ({"players": 3, "opponents": ["heuristic", "ppo-wildcards"]},
+         "opponents[1]: expected a policy that plays pass/take (a standard table), got 'ppo-wildcards', which plays "
+         "only the wildcards variant (choose preset 'wildcards'); shipped networks for 3 players: ppo-3p, "
+         "ppo-3p-ens, ppo-mixed"),
+    ],
+)  # fmt: skip
+def test_a_network_that_cannot_play_the_table_names_the_networks_that_can_as_the_command_lines_do(
+    catalog, body, message
+):
+    # the server said only "'ppo-3p' plays 3 players only, got a 4-player table": no shipped network to use
+    # instead, which every command line names (nothanks_env.specs.load_policy), nor the variant it cannot play
+    client = make_client(catalog)
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 422 and r.json()["error"] == message
+    match = {k: v for k, v in body.items() if k != "opponents"} | {"policies": [*body["opponents"], "heuristic"]}
+    r = client.post("/api/matches", json=match)  # agents' games: the same words
+    assert r.status_code == 422 and r.json()["error"] == message.replace("opponents[", "policies[", 1)
+
+
 def test_invalid_json_and_wrong_types_name_the_problem(catalog):
     client = make_client(catalog)
     r = client.post("/api/games", content=b'{"opponents": [', headers={"Content-Type": "application/json"})

@@ -32,6 +32,7 @@ from nothanks_env.baselines import BASELINES
 from nothanks_env.game import Deal, Game, GameConfig, HistoryEntry, IllegalActionError, describe_action
 from nothanks_env.policy import Policy, act_one, special_cards_only, supported_player_counts
 from nothanks_env.records import GameRecord, record_from_game
+from nothanks_env.specs import other_sizes_hint, shipped_networks_hint
 from training.people.play import default_seat
 from training.people.tui import HUMAN
 from training.specs import load_policy
@@ -158,7 +159,10 @@ class PolicyCatalog:
 
         Raises:
             WebError: (422) naming ``where`` if ``spec`` is not offered, cannot play ``num_players`` seats, or
-                plays only pass/take at a table with special cards, or only special cards at a standard one.
+                plays only pass/take at a table with special cards, or only special cards at a standard one. As on
+                the command lines, a refusal for the size says the variant too when that does not fit either, and
+                names the shipped networks that play the table (:func:`nothanks_env.specs.other_sizes_hint`, for a
+                shipped name), as does a refusal at a standard table (:func:`nothanks_env.specs.shipped_networks_hint`).
             PolicyFailed: (500) naming ``where`` if an offered spec no longer loads.
         """
         info = self.policies.get(spec)
@@ -167,7 +171,15 @@ class PolicyCatalog:
         if info.player_counts is not None and num_players not in info.player_counts:
             *rest, last = map(str, info.player_counts)
             sizes = f"{', '.join(rest)} or {last}" if rest else last
-            raise WebError(f"{where}: {spec!r} plays {sizes} players only, got a {num_players}-player table", 422)
+            # a table it cannot play for its variant too says so (as the command lines' load_policy), and the
+            # shipped networks that play the table end the line, as they end the command lines' refusal
+            plays, got = f"{sizes} players only", f"a {num_players}-player table"
+            if special and not info.plays_special_cards:
+                plays, got = f"{plays} and only pass/take", f"{got} with special cards"
+            elif not special and info.special_only:
+                plays, got = f"{plays} and only special cards", f"a standard {num_players}-player table"
+            hint = other_sizes_hint(spec, num_players, special_cards=special)
+            raise WebError(f"{where}: {spec!r} plays {plays}, got {got}{hint}", 422)
         if special and not info.plays_special_cards:
             raise WebError(
                 f"{where}: expected a policy that plays special cards (one with plays_special_cards in /api/policies),"
@@ -177,7 +189,8 @@ class PolicyCatalog:
         if not special and info.special_only:
             raise WebError(
                 f"{where}: expected a policy that plays pass/take (a standard table), got {spec!r}, which plays "
-                "only the wildcards variant (choose preset 'wildcards')",
+                "only the wildcards variant (choose preset 'wildcards')"
+                + shipped_networks_hint(num_players, special_cards=False),
                 422,
             )
         try:
