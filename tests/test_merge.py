@@ -83,6 +83,22 @@ def test_cli_writes_a_checkpoint_that_plays_the_mean_of_its_members(tmp_path, ca
     assert pol.num_players == 3
 
 
+def test_merged_metadata_names_members_as_the_user_did_not_by_this_machines_folders(tmp_path, monkeypatch, capsys):
+    # A shipped name was recorded as its absolute folder (ppo-5p's metadata named /work/main/checkpoints/ppo-5p-v6).
+    here = tmp_path / "project"
+    _ckpt(here / "runs" / "a", seed=1, behaviour=True, num_players=[5])
+    _ckpt(here / "runs" / "b", seed=2, behaviour=True, num_players=[5])
+    _ckpt(tmp_path / "elsewhere", seed=3, behaviour=True, num_players=[5])
+    monkeypatch.chdir(here)
+    given = ["ppo-5p-v6", str(here / "runs" / "a"), "./runs/b/metadata.json", str(tmp_path / "elsewhere")]
+    assert mg.main(["--members", *given, "--out", "merged"]) == 0
+    capsys.readouterr()
+    members = read_metadata(here / "merged")["merged"]["members"]
+    assert [m["name"] for m in members] == given
+    # a shipped name as named; a folder under the current one relative to it; any other as given
+    assert [m["path"] for m in members] == ["ppo-5p-v6", "runs/a", "runs/b", str(tmp_path / "elsewhere")]
+
+
 @pytest.mark.parametrize(
     ("extra", "other", "message"),
     [

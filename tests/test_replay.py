@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -228,6 +230,35 @@ def test_a_record_that_is_no_record_at_all_is_named_once(tmp_path: Path, capsys)
         "enclosed in double quotes: line 1 column 2 (char 1)"
     )
     assert refused([str(listed)], capsys) == f"error: record: cannot replay {listed}: expected a JSON object, got list"
+
+
+def test_a_record_path_that_is_no_readable_file_says_what_was_expected_and_got(tmp_path: Path, monkeypatch, capsys):
+    # A folder printed the OS's words: "record: cannot replay X: [Errno 21] Is a directory: 'X'".
+    folder, missing, inside_a_file = tmp_path / "games", tmp_path / "missing.json", tmp_path / "quit.json" / "x.json"
+    folder.mkdir()
+    (tmp_path / "quit.json").write_text("{}")
+    assert (
+        refused([str(folder)], capsys)
+        == f"error: record: expected a game record (a JSON file), got {folder} (a directory)"
+    )
+    for path in (missing, inside_a_file):  # the latter was "[Errno 20] Not a directory: ..."
+        assert refused([str(path)], capsys) == (
+            f"error: record: expected an existing game record (a JSON file), got {path} (no such file)"
+        )
+    # a file this user may not read (raised here: chmod 000 does not stop a test run as root)
+    locked = tmp_path / "locked.json"
+    locked.write_text("{}")
+    read_text = Path.read_text
+
+    def denied(self: Path, *args, **kwargs) -> str:
+        if self == locked:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+        return read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", denied)
+    assert refused([str(locked)], capsys) == (
+        f"error: record: expected a readable game record (a JSON file), got {locked} (unreadable: Permission denied)"
+    )
 
 
 def test_a_record_that_contradicts_itself_is_refused(tmp_path: Path, finished_record, capsys):

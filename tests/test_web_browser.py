@@ -57,6 +57,11 @@ def browser():
         b.close()
 
 
+def seat_names(page, table: str) -> list[str]:
+    """The seat names a seat table (``#table`` at play, ``#watch-table`` in the replay) shows, by seat."""
+    return page.eval_on_selector_all(f"{table} tr[data-seat] td:first-child", "cells => cells.map(c => c.textContent)")
+
+
 def test_play_a_whole_game_by_clicking_then_check_the_table_against_the_record(browser, tmp_path):
     import httpx
 
@@ -77,6 +82,8 @@ def test_play_a_whole_game_by_clicking_then_check_the_table_against_the_record(b
         page.select_option("#opponent-1", "heuristic")
         page.click("#start")
         page.wait_for_selector("#game:not([hidden])")
+        played_as = ["player_0 (you)", "player_1 (ppo-3p)", "player_2 (heuristic)"]
+        assert seat_names(page, "#table") == played_as
 
         clicks = 0
         while page.get_attribute("#game", "data-over") != "true":
@@ -120,6 +127,9 @@ def test_play_a_whole_game_by_clicking_then_check_the_table_against_the_record(b
         page.set_input_files("#upload", str(saved))
         page.wait_for_selector("#watch:not([hidden])")
         assert page.inner_text("#step-label") == f"step 0/{len(record.actions)}"
+        # the human's seat is named as it was during the game: the record's agent label "human" is not shown (it
+        # was "player_0 (human)")
+        assert seat_names(page, "#watch-table") == played_as
         page.click("#next")
         page.wait_for_function("() => document.getElementById('step-label').textContent.startsWith('step 1/')")
         assert "removed face down: " + " ".join(map(str, record.deals[0].removed_hidden)) in page.inner_text(

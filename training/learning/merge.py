@@ -24,14 +24,18 @@ network with its start is WiSE-FT). Networks trained from different starts have 
 orders, and their average is an arbitrary network: nothing refuses it, since nothing in the weights tells.
 
 The merged checkpoint plays at the table sizes every member was trained at (the intersection of their
-``num_players``); its metadata records the members (path, run, digest), their weights and the mode
-(``merged.average``; absent in checkpoints merged before the mode existed, which are logit averages).
+``num_players``); its metadata records the members (name, path, run, digest), their weights and the mode
+(``merged.average``; absent in checkpoints merged before the mode existed, which are logit averages). A member's
+path is written as the user named it when that is a shipped name (``ppo-5p-v6``), else relative to the current
+folder when it is under it (``runs/x/checkpoints/final``), else as given (:func:`member_path`): the checkpoint
+names no folder of the machine it was merged on.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -156,6 +160,30 @@ def merged_player_counts(counts: Sequence[Sequence[int]]) -> list[int]:
     return sorted(common)
 
 
+def member_path(given: str, folder: Path) -> str:
+    """How a merged checkpoint's metadata records a member's path (``merged.members[i].path``).
+
+    Args:
+        given: the member as the user named it (``--members``).
+        folder: the checkpoint folder it names (:func:`~training.checkpoints.resolve_checkpoint`'s answer).
+
+    Returns:
+        ``given`` when it is a shipped name (``"ppo-5p-v6"``, which loads wherever the package is); else the folder
+        relative to the current directory when it is under it (``"runs/x/checkpoints/final"``, also for
+        ``/home/me/nothanks/runs/x/...`` typed in full from ``/home/me/nothanks``); else the folder as given. It
+        recorded the absolute folder of a shipped name (``/work/main/checkpoints/ppo-5p-v6``), a path of the
+        machine the merge ran on.
+    """
+    from training.checkpoints import SHIPPED
+
+    if given in SHIPPED:
+        return given
+    whole, here = Path(os.path.abspath(folder)), Path.cwd()  # abspath keeps links: the folder as the user sees it
+    if whole.is_relative_to(here):
+        return str(whole.relative_to(here))
+    return str(folder)
+
+
 def merge(
     members: Sequence[str],
     out: str,
@@ -177,8 +205,8 @@ def merge(
             (:func:`average_weights`).
 
     Returns:
-        The ``merged`` record written into the metadata: members (name, path, run, timesteps, num_players,
-        metadata digest), weights (normalised), the merged net_arch, and ``average`` (the mode).
+        The ``merged`` record written into the metadata: members (name, path (:func:`member_path`), run, timesteps,
+        num_players, metadata digest), weights (normalised), the merged net_arch, and ``average`` (the mode).
 
     Raises:
         ValueError: for members that cannot be merged (naming what differs), bad weights or an unknown
@@ -241,7 +269,7 @@ def merge(
         "members": [
             {
                 "name": name,
-                "path": str(p),
+                "path": member_path(name, p),
                 "run": m.get("run"),
                 "timesteps": m.get("timesteps"),
                 "num_players": m.get("num_players"),

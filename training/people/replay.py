@@ -254,6 +254,17 @@ def replay_loop(
         show_step(display, record, step, seat, policy, samples)
 
 
+def record_file_error(path: Path, error: OSError) -> str:
+    """The ``error:`` message for a record file that could not be read: what was expected (a JSON record file) and
+    what ``path`` is instead (no such file, a directory, or a file that cannot be read, with the OS's reason)."""
+    if isinstance(error, (FileNotFoundError, NotADirectoryError)):  # NotADirectory: a file where a folder should be
+        return f"record: expected an existing game record (a JSON file), got {path} (no such file)"
+    if isinstance(error, IsADirectoryError):
+        return f"record: expected a game record (a JSON file), got {path} (a directory)"
+    reason = error.strerror or str(error)
+    return f"record: expected a readable game record (a JSON file), got {path} (unreadable: {reason})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     from training.cli import Parser, int_in
 
@@ -295,9 +306,9 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
     try:
         record = GameRecord.load(args.record)
         replay(record)  # check that it replays to its recorded result before showing anything
-    except FileNotFoundError:
-        parser.error(f"record: expected an existing game record (a JSON file), got {args.record} (no such file)")
-    except (OSError, ValueError) as e:  # RecordError is a ValueError
+    except OSError as e:  # the OS's words ("[Errno 21] Is a directory: 'x'") named neither what was expected
+        parser.error(record_file_error(args.record, e))
+    except ValueError as e:  # RecordError is a ValueError
         # this line names the record: a fault of the whole record says so once ("record: cannot replay X: expected
         # valid JSON", not "...: record: expected valid JSON")
         parser.error(f"record: cannot replay {args.record}: {e.detail if isinstance(e, RecordError) else e}")

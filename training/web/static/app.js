@@ -40,9 +40,16 @@ function options(select, items, selected) {
   if (selected !== undefined && items.some(([v]) => String(v) === String(selected))) select.value = selected;
 }
 
+// A seat's label as the page shows it. Records name the human's seat by the agent label "human" (and /api/replay
+// returns the record's labels as they are); the page calls that seat "you", as it did during the game and as
+// `python -m training.replay` does.
+function shownLabel(label) {
+  return label === "human" ? "you" : label;
+}
+
 function seatName(view, seat, labels) {
   const label = labels ? labels[seat] : view.players[seat].label;
-  return `player_${seat} (${label})`;
+  return `player_${seat} (${shownLabel(label)})`;
 }
 
 // Actions are named as the server names them: pass, take; with special cards "bid N", drop, "value N", "delete N".
@@ -107,7 +114,7 @@ function renderSeats(table, view) {
     if (hidden) chips.title = "hidden by the rules";
     const last = p.last_action ? describeMove(p.last_action, "").trim() : "";
     const cells = [
-      el("td", { text: `player_${p.seat} (${p.label})` }),
+      el("td", { text: seatName(view, p.seat) }),
       chips,
       runsCell(p),
       el("td", { class: "num", text: String(p.card_points) }),
