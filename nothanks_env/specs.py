@@ -51,7 +51,7 @@ import pathlib
 import re
 
 from nothanks_env.baselines import BASELINES
-from nothanks_env.game import did_you_mean
+from nothanks_env.game import GameConfig, did_you_mean
 from nothanks_env.policy import Policy, check_player_count, special_cards_only, supported_player_counts
 
 
@@ -477,7 +477,12 @@ def _named_as_written(short: str, expanded: str, message: str) -> str:
 
 
 def load_policy(
-    spec: str, *, num_players: int | None = None, seed: int | None = None, special_cards: bool | None = None
+    spec: str,
+    *,
+    num_players: int | None = None,
+    seed: int | None = None,
+    special_cards: bool | None = None,
+    table: GameConfig | None = None,
 ) -> Policy:
     """Build the policy a spec names (syntax in the module docstring).
 
@@ -489,6 +494,10 @@ def load_policy(
         special_cards: whether the table it will play has special cards (``config.special_cards``), for the
             hint of a shipped network refused at ``num_players``: the shipped networks named are those that play
             such a table at that size. ``None`` (not known): those of the refused network's own kind.
+        table: the rules of the table it will play, for a caller that has them: ``num_players`` is then
+            ``table.num_players`` and ``special_cards`` is ``bool(table.special_cards)``, as if passed so
+            (``load_policy(spec, table=config)`` is ``load_policy(spec, num_players=config.num_players,
+            special_cards=bool(config.special_cards))``). ``None``: the two keywords alone say what is known.
 
     Returns:
         The policy. Baselines' ``name`` is their canonical spec (``threshold:T=5``).
@@ -496,8 +505,12 @@ def load_policy(
     Raises:
         ValueError: naming the spec received and what is valid, for an unknown name, bad parameters,
             a path that does not exist or holds no checkpoint, a corrupted checkpoint, a module or
-            attribute that cannot be imported, an object that is not a policy, or a player-count mismatch.
+            attribute that cannot be imported, an object that is not a policy, or a player-count mismatch;
+            naming both values, for a ``num_players`` or ``special_cards`` that contradicts ``table``; for a
+            ``table`` that is not a :class:`~nothanks_env.game.GameConfig`.
     """
+    if table is not None:
+        num_players, special_cards = _table_keywords(table, num_players, special_cards)
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"policy spec: expected a non-empty string, got {spec!r}")
     spec = spec.strip()
@@ -558,6 +571,32 @@ def load_policy(
             hint = other_sizes_hint(spec, num_players, special_cards=table_special)
             raise ValueError(f"{_wrong_variant_too(spec, policy, num_players, special_cards) or e}{hint}") from None
     return policy
+
+
+def _table_keywords(table: GameConfig, num_players: int | None, special_cards: bool | None) -> tuple[int, bool]:
+    """:func:`load_policy`'s ``num_players`` and ``special_cards`` read from ``table``, where a caller passed the
+    table's rules; either keyword given too must say what the table says.
+
+    Raises:
+        ValueError: for a ``table`` that is not a :class:`~nothanks_env.game.GameConfig` (as
+            :func:`nothanks_env.presets.resolve_config` refuses a ``config``), and for a keyword that contradicts
+            it: ``"load_policy: expected num_players to be the table's (table.num_players=4) or not given, got
+            num_players=3"``, and so for ``special_cards``.
+    """
+    if not isinstance(table, GameConfig):
+        raise ValueError(f"load_policy: table: expected a GameConfig or None, got {type(table).__name__}")
+    has_special = bool(table.special_cards)
+    if num_players is not None and num_players != table.num_players:
+        raise ValueError(
+            f"load_policy: expected num_players to be the table's (table.num_players={table.num_players}) or not "
+            f"given, got num_players={num_players}"
+        )
+    if special_cards is not None and special_cards != has_special:
+        raise ValueError(
+            f"load_policy: expected special_cards to be the table's (table.special_cards={table.special_cards!r}, "
+            f"so {has_special}) or not given, got special_cards={special_cards}"
+        )
+    return table.num_players, has_special
 
 
 def _wrong_variant_too(spec: str, policy: object, num_players: int, special_cards: bool | None) -> str | None:

@@ -475,6 +475,58 @@ def test_a_network_refused_for_its_size_and_its_variant_names_both():
     assert "'ppo-4p': expected a policy for 3 players that plays special cards, got one trained for [4]" in str(e.value)
 
 
+def _table(n: int, special: bool):
+    from nothanks_env.presets import resolve_config
+
+    return resolve_config(num_players=n, preset="wildcards" if special else "standard")
+
+
+@pytest.mark.parametrize(
+    ("spec", "n", "special"),
+    [
+        ("ppo-4p", 3, False),  # a wrong size: the standard networks of the table named
+        ("ppo-4p", 3, True),  # a wildcards table: the size and the variant refused, ppo-wildcards named
+        ("ppo-3p", 4, True),
+        ("ppo-wildcards", 4, False),
+        ("search:rollout=ppo-4p", 3, True),  # a composite passes the table to its part
+        ("best-3p", 4, True),  # a shipped composite too
+    ],
+)
+def test_a_table_gives_the_refusals_and_hints_of_its_size_and_variant(spec, n, special):
+    # the callers that have a GameConfig built num_players= and special_cards= from it by hand; table= says the same
+    with pytest.raises(ValueError) as by_keywords:
+        specs.load_policy(spec, num_players=n, special_cards=special)
+    with pytest.raises(ValueError) as by_table:
+        specs.load_policy(spec, table=_table(n, special))
+    assert str(by_table.value) == str(by_keywords.value)
+    with pytest.raises(ValueError) as both:  # the keywords that agree with the table may be given too
+        specs.load_policy(spec, table=_table(n, special), num_players=n, special_cards=special)
+    assert str(both.value) == str(by_keywords.value)
+
+
+def test_a_table_loads_what_plays_it():
+    assert specs.load_policy("ppo-3p", table=_table(3, False)).name == "ppo-3p"
+    assert specs.load_policy("ppo-wildcards", table=_table(3, True), num_players=3).name == "ppo-wildcards"
+    pol = specs.load_policy("threshold:T=5", table=_table(5, False), seed=3)
+    assert pol.name == "threshold:T=5"
+
+
+def test_a_table_and_keywords_that_contradict_it_are_refused_naming_both():
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("heuristic", table=_table(4, False), num_players=3)
+    assert str(e.value) == (
+        "load_policy: expected num_players to be the table's (table.num_players=4) or not given, got num_players=3"
+    )
+    with pytest.raises(ValueError) as e:
+        specs.load_policy("heuristic", table=_table(3, True), special_cards=False)
+    assert str(e.value) == (
+        "load_policy: expected special_cards to be the table's (table.special_cards=('wild', 'delete'), so True) or "
+        "not given, got special_cards=False"
+    )
+    with pytest.raises(ValueError, match=r"^load_policy: table: expected a GameConfig or None, got dict$"):
+        specs.load_policy("heuristic", table={"num_players": 3})
+
+
 def test_shipped_networks_hint_names_the_networks_of_a_table():
     assert specs.shipped_networks_hint(3, special_cards=False) == (
         "; shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"
