@@ -520,8 +520,7 @@ def check_serve_args(args: argparse.Namespace) -> None:
     except RuleError as e:
         refuse(f"--preset {args.preset} with {k} --opponents: {e}")
     try:
-        table = {"num_players": k + 1, "special_cards": bool(config.special_cards)}  # for the size hint
-        policies = [load_spec(load_policy, "--opponents", spec, **table) for spec in args.opponents]
+        policies = [load_spec(load_policy, "--opponents", spec, table=config) for spec in args.opponents]
     except ValueError as e:
         refuse(e)
     try:

@@ -1140,14 +1140,13 @@ def main(argv: Sequence[str] | None = None) -> EvalReport:
 
     def opponent(spec: str) -> Policy:  # the same opponent spec twice is one policy in two seats
         if spec not in built:
-            built[spec] = load_spec(load_policy, "--opponents", spec, **table)
+            built[spec] = load_spec(load_policy, "--opponents", spec, table=config)
         return built[spec]
 
     try:  # bad input: one error line and exit code 2, never a traceback
         check_outputs({"--json": args.json, "--csv": args.csv}, overwrite=args.overwrite)
         config = variant_config(args)
-        table = {"num_players": config.num_players, "special_cards": bool(config.special_cards)}  # for size hints
-        candidates = [load_spec(load_policy, "--policy", s, **table) for s in args.policy]
+        candidates = [load_spec(load_policy, "--policy", s, table=config) for s in args.policy]
         opponents = [opponent(s) for s in args.opponents]
         label_policies([*candidates, *opponents], [*args.policy, *args.opponents])  # not best and best#2
         given = {"--policy": (args.policy, candidates), "--opponents": (args.opponents, opponents)}

@@ -633,7 +633,7 @@ def special_cards_refusal(
 
     def plays(spec: str) -> bool:
         if spec not in built:
-            policy = load_policy(spec, num_players=config.num_players, special_cards=special)
+            policy = load_policy(spec, table=config)
             built[spec] = plays_special_cards(policy) if special else not special_cards_only(policy)
         return built[spec]
 
@@ -682,15 +682,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = variant_config(args)
         n = config.num_players
         check_seats(columns, n, "--columns")
-        table = {"num_players": n, "special_cards": bool(config.special_cards)}  # the size hint's variant
-        candidates = [load_spec(load_policy, "--policy", spec, **table) for spec in args.policy]
+        candidates = [load_spec(load_policy, "--policy", spec, table=config) for spec in args.policy]
         label_policies(candidates, args.policy)  # two checkpoints named best: by their paths, not both best
         for policy, label in zip(candidates, unique_names(candidates), strict=True):  # the same spec twice: #2
             if getattr(policy, "name", None) != label:
                 policy.name = label
         if args.columns:  # a column's spec that does not load is refused naming the flag, before any game
             for spec in dict.fromkeys(s for c in columns for s in c.opponents):
-                load_spec(load_policy, "--columns", spec, **table)
+                load_spec(load_policy, "--columns", spec, table=config)
         problem = special_cards_refusal(args, config, candidates, columns)
         if problem:
             raise ValueError(problem)

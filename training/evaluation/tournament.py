@@ -300,8 +300,7 @@ def main(argv: Sequence[str] | None = None) -> TournamentResult:
         check_outputs({"--out": args.out}, overwrite=args.overwrite, files_in=OUTPUT_FILES)
         config = variant_config(args)
         n = config.num_players
-        special = bool(config.special_cards)  # the size hint's variant
-        pool = [load_spec(load_policy, "--policies", s, num_players=n, special_cards=special) for s in args.policies]
+        pool = [load_spec(load_policy, "--policies", s, table=config) for s in args.policies]
         label_policies(pool, args.policies)  # two checkpoints named best: by their paths, not best and best#2
         if len(pool) < n:
             raise ValueError(f"--policies: expected at least {n} specs for {n}-player tables, got {len(pool)}")

@@ -591,7 +591,7 @@ def check_policy_specs(game: GameSection, specs: Mapping[str, Sequence[str]]) ->
         for spec in group:
             for n in game.num_players:
                 try:
-                    pol = load_policy(spec, num_players=n, special_cards=bool(game.special_cards))
+                    pol = load_policy(spec, table=game.game_config(n))
                 except (ValueError, OSError) as e:
                     raise ValueError(f"{where}: {e}") from e
                 if game.special_cards and not getattr(pol, "plays_special_cards", False):

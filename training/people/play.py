@@ -507,8 +507,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         parser.error(f"--seat: expected 0..{num_players - 1}, got {seat}")
     others = [i for i in range(num_players) if i != seat]
     try:
-        table = {"num_players": num_players, "special_cards": bool(config.special_cards)}  # for the size hint
-        opponents = {i: load_policy(s, seed=seed + 1 + i, **table) for i, s in zip(others, specs)}
+        opponents = {i: load_policy(s, seed=seed + 1 + i, table=config) for i, s in zip(others, specs)}
     except (ValueError, OSError) as e:
         parser.error(f"--opponents: {e}")
     problem = table_problem(args.preset, config, {"--opponents": (specs, [opponents[i] for i in others])})

@@ -325,7 +325,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         from training.specs import load_policy
 
         try:
-            policy = load_policy(args.policy, num_players=n, seed=0, special_cards=bool(record.config.special_cards))
+            policy = load_policy(args.policy, seed=0, table=record.config)
         except (ValueError, OSError) as e:
             parser.error(f"--policy: {e}")
         from training.evaluation.evaluate import check_plays
