@@ -206,3 +206,47 @@ def test_play_wildcards_by_clicking_bids_drops_and_choices(browser, tmp_path):
         assert sum(1 for h in replay(record).history if h.seat == 0) == clicks
         assert not errors, errors
         page.close()
+
+
+@pytest.mark.parametrize(
+    ("agents", "expected"),
+    [
+        (None, ["player_0", "player_1", "player_2"]),  # a record without agents: /api/replay labels seats player_i
+        # the env's records name a seat by itself
+        (["player_0", "heuristic", "human"], ["player_0", "player_1 (heuristic)", "player_2 (you)"]),
+    ],
+)
+def test_the_replay_names_seats_as_the_terminal_replay_does(browser, tmp_path, agents, expected):
+    # a record without agents showed "player_0 (player_0)": the page showed the label /api/replay fills in for a
+    # seat without one, where python -m training.replay drops a label that is the seat's own name
+    from nothanks_env.game import Game, GameConfig
+    from nothanks_env.records import record_from_game
+    from training.people.tui import seat_names as terminal_names
+    from training.serve import serve_in_background
+    from training.web.app import create_app
+    from training.web.games import GameStore
+
+    game = Game(GameConfig(num_players=3))
+    game.reset(seed=0)
+    game.step(1)  # a take, then a pass: a replay with moves in it
+    game.step(0)
+    saved = tmp_path / "record.json"
+    saved.write_text(json.dumps(record_from_game(game, seed=0, agents=agents).to_dict()))
+    assert terminal_names(3, agents) == expected
+
+    app = create_app(store=GameStore(seed=0), records_dir=None)
+    with serve_in_background(app) as url:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        page.wait_for_selector("body[data-ready=true]", timeout=15000)
+        page.click(".tab[data-tab=watch]")
+        page.set_input_files("#upload", str(saved))
+        page.wait_for_selector("#watch:not([hidden])")
+        assert seat_names(page, "#watch-table") == expected
+        page.click("#last")
+        page.wait_for_function("() => document.getElementById('step-label').textContent === 'step 2/2'")
+        assert seat_names(page, "#watch-table") == expected
+        assert not errors, errors
+        page.close()

@@ -47,9 +47,12 @@ function shownLabel(label) {
   return label === "human" ? "you" : label;
 }
 
+// A label that is the seat's own name is not repeated (`player_0`, not `player_0 (player_0)`): /api/replay labels the
+// seats of a record without agents so, and the env's records name seats so; `python -m training.replay` drops it too.
 function seatName(view, seat, labels) {
-  const label = labels ? labels[seat] : view.players[seat].label;
-  return `player_${seat} (${shownLabel(label)})`;
+  const own = `player_${seat}`;
+  const label = shownLabel(labels ? labels[seat] : view.players[seat].label);
+  return label && label !== own ? `${own} (${label})` : own;
 }
 
 // Actions are named as the server names them: pass, take; with special cards "bid N", drop, "value N", "delete N".
