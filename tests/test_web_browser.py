@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,22 @@ def browser():
         b.close()
 
 
+@contextmanager
+def opened_page(browser, app, **page_options):
+    """The page served by ``app``, loaded and ready, in a new tab of ``browser``; yields ``(page, errors, url)``:
+    ``errors`` collects the page's uncaught JavaScript errors (each test asserts it empty at its end), ``url`` is
+    the server's root (for the API)."""
+    from training.serve import serve_in_background
+
+    with serve_in_background(app) as url:
+        page = browser.new_page(viewport={"width": 1000, "height": 900}, **page_options)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        page.wait_for_selector("body[data-ready=true]", timeout=15000)
+        yield page, errors, url
+
+
 def seat_names(page, table: str) -> list[str]:
     """The seat names a seat table (``#table`` at play, ``#watch-table`` in the replay) shows, by seat."""
     return page.eval_on_selector_all(f"{table} tr[data-seat] td:first-child", "cells => cells.map(c => c.textContent)")
@@ -65,17 +82,11 @@ def seat_names(page, table: str) -> list[str]:
 def test_play_a_whole_game_by_clicking_then_check_the_table_against_the_record(browser, tmp_path):
     import httpx
 
-    from training.serve import serve_in_background
     from training.web.app import create_app
     from training.web.games import GameStore
 
     app = create_app(store=GameStore(seed=7), records_dir=None)
-    with serve_in_background(app) as url:
-        page = browser.new_page(viewport={"width": 1000, "height": 900}, accept_downloads=True)
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    with opened_page(browser, app, accept_downloads=True) as (page, errors, url):
         page.select_option("#players", "3")
         page.select_option("#seat", "0")
         page.select_option("#opponent-0", "ppo-3p")
@@ -148,17 +159,11 @@ def test_play_a_whole_game_by_clicking_then_check_the_table_against_the_record(b
 def test_play_wildcards_by_clicking_bids_drops_and_choices(browser, tmp_path):
     import httpx
 
-    from training.serve import serve_in_background
     from training.web.app import create_app
     from training.web.games import GameStore
 
     app = create_app(store=GameStore(seed=1), records_dir=None)
-    with serve_in_background(app) as url:
-        page = browser.new_page(viewport={"width": 1000, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    with opened_page(browser, app) as (page, errors, url):
         page.select_option("#preset", "wildcards")
         page.select_option("#seat", "0")
         offered = page.eval_on_selector_all("#opponent-0 option", "os => os.map(o => o.value)")
@@ -222,7 +227,6 @@ def test_the_replay_names_seats_as_the_terminal_replay_does(browser, tmp_path, a
     from nothanks_env.game import Game, GameConfig
     from nothanks_env.records import record_from_game
     from training.people.tui import seat_names as terminal_names
-    from training.serve import serve_in_background
     from training.web.app import create_app
     from training.web.games import GameStore
 
@@ -235,12 +239,7 @@ def test_the_replay_names_seats_as_the_terminal_replay_does(browser, tmp_path, a
     assert terminal_names(3, agents) == expected
 
     app = create_app(store=GameStore(seed=0), records_dir=None)
-    with serve_in_background(app) as url:
-        page = browser.new_page(viewport={"width": 1000, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    with opened_page(browser, app) as (page, errors, url):
         page.click(".tab[data-tab=watch]")
         page.set_input_files("#upload", str(saved))
         page.wait_for_selector("#watch:not([hidden])")
