@@ -219,10 +219,10 @@ def test_serve_refuses_a_bad_preset_or_opponents_before_starting_the_server(caps
             "--opponents: policy spec 'threshold:T=x': T: expected an integer, got 'x'",
         ),
         (["--opponents", "ppo-3p", "ppo-3p", "ppo-3p"], "--opponents: policy spec 'ppo-3p': expected a policy for 4"),
-        (["--opponents", "ppo-wildcards", "heuristic"], "--opponents: policies: expected policies that play pass/take"),
+        (["--opponents", "ppo-wildcards", "heuristic"], "--opponents: expected policies that play pass/take"),
         (
             ["--opponents", "never-take", "heuristic", "--preset", "wildcards"],
-            "--opponents: policies for ['wild', 'delete']: expected policies that play special cards",
+            "--opponents for ['wild', 'delete']: expected policies that play special cards",
         ),
     ]:
         with pytest.raises(SystemExit) as exc:

@@ -316,7 +316,7 @@ def test_policy_option_refuses_a_special_cards_network_on_a_standard_record(fini
     # It used to crash with "RuntimeError: mat1 and mat2 shapes cannot be multiplied".
     line = refused([str(finished_record), "--print-all", "--policy", "ppo-wildcards"], capsys)
     assert line == (  # training.evaluate.check_plays's words, without a preset to suggest: the record has its rules
-        "error: --policy: policies: expected policies that play pass/take (a standard table), got ['ppo-wildcards'] "
+        "error: --policy: expected policies that play pass/take (a standard table), got ['ppo-wildcards'] "
         "trained on special cards (125 actions); shipped networks for 3 players: ppo-3p, ppo-3p-ens, ppo-mixed"
     )
 

@@ -36,8 +36,8 @@ def refused_line(argv: list[str], capsys) -> str:
 def shared_refusal(spec: str, config: GameConfig) -> str:
     """The line replay makes of :func:`check_plays`'s refusal of ``spec`` under ``config``."""
     with pytest.raises(ValueError) as e:
-        check_plays([load_policy(spec, num_players=config.num_players)], config, hint=None)
-    return f"error: --policy: {e.value}\n"
+        check_plays([load_policy(spec, num_players=config.num_players)], config, hint=None, label="--policy")
+    return f"error: {e.value}\n"
 
 
 def test_a_pass_take_policy_on_a_special_cards_record_is_refused_by_check_plays(tmp_path, capsys):
@@ -46,7 +46,7 @@ def test_a_pass_take_policy_on_a_special_cards_record_is_refused_by_check_plays(
     err = refused_line([str(record), "--print-all", "--policy", "threshold"], capsys)
     assert err == shared_refusal("threshold", config)
     assert err == (
-        f"error: --policy: policies for {list(config.special_cards)}: expected policies that play special cards "
+        f"error: --policy for {list(config.special_cards)}: expected policies that play special cards "
         "(random, heuristic, ppo-wildcards, or a checkpoint trained on them), got ['threshold'] that play only "
         "pass/take\n"
     )
@@ -60,7 +60,7 @@ def test_a_special_cards_network_on_a_standard_record_is_refused_by_check_plays(
     # no "evaluate them with --preset wildcards": a record's rules are its own, there is no preset to pass; the
     # networks that play the record's table are named (none were)
     assert err == (
-        "error: --policy: policies: expected policies that play pass/take (a standard table), got "
+        "error: --policy: expected policies that play pass/take (a standard table), got "
         "['ppo-wildcards'] trained on special cards (125 actions); shipped networks for 3 players: ppo-3p, "
         "ppo-3p-ens, ppo-mixed\n"
     )

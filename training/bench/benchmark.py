@@ -524,9 +524,9 @@ def check_serve_args(args: argparse.Namespace) -> None:
     except ValueError as e:
         refuse(e)
     try:
-        check_plays(policies, config)
+        check_plays(policies, config, label="--opponents")
     except ValueError as e:
-        refuse(f"--opponents: {e}")
+        refuse(e)
 
 
 def _bench_serve(args: argparse.Namespace) -> None:

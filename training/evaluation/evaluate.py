@@ -254,7 +254,11 @@ def _play_games_scalar(
 
 
 def check_plays(
-    policies: Sequence[Policy], config: GameConfig, *, hint: str | None = "evaluate them with --preset wildcards"
+    policies: Sequence[Policy],
+    config: GameConfig,
+    *,
+    hint: str | None = "evaluate them with --preset wildcards",
+    label: str = "policies",
 ) -> None:
     """Raise ValueError, before any game, if a policy cannot play ``config`` (special cards need policies
     with ``plays_special_cards``: :func:`training.variants.special_card_players` names those offered; a network
@@ -268,6 +272,8 @@ def check_plays(
         hint: what to do about a network trained on special cards at a standard table, appended to that
             message (None: nothing to do, e.g. a game record's rules are fixed). The message then names the
             shipped networks that play the table (:func:`nothanks_env.specs.shipped_networks_hint`).
+        label: what the message starts with, naming the policies: a command line's flag (``--policy``), so that
+            its refusal says it once (``--policy: expected ...``, not ``--policy: policies: expected ...``).
     """
     if not config.special_cards:
         special_only = [getattr(p, "name", type(p).__name__) for p in policies if special_cards_only(p)]
@@ -275,7 +281,7 @@ def check_plays(
             from nothanks_env.specs import shipped_networks_hint
 
             raise ValueError(
-                f"policies: expected policies that play pass/take (a standard table), got {special_only} trained "
+                f"{label}: expected policies that play pass/take (a standard table), got {special_only} trained "
                 "on special cards (125 actions)"
                 + (f": {hint}" if hint else "")
                 + shipped_networks_hint(config.num_players, special_cards=False)
@@ -284,7 +290,7 @@ def check_plays(
     unable = [getattr(p, "name", type(p).__name__) for p in policies if not plays_special_cards(p)]
     if unable:
         raise ValueError(
-            f"policies for {list(config.special_cards)}: expected policies that play special cards "
+            f"{label} for {list(config.special_cards)}: expected policies that play special cards "
             f"({special_cards_who(config.num_players)}), got {unable} that play only pass/take"
         )
 

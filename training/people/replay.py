@@ -331,9 +331,9 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input, out: Text
         from training.evaluation.evaluate import check_plays
 
         try:  # the record's rules are its own: no preset to suggest
-            check_plays([policy], record.config, hint=None)
+            check_plays([policy], record.config, hint=None, label="--policy")
         except ValueError as e:
-            parser.error(f"--policy: {e}")
+            parser.error(str(e))
     display = Display(out or sys.stdout, "plain" if args.plain else "auto")
     if args.print_all:
         try:
